@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install what the build needs on a fresh Debian/Ubuntu machine: cmake, a C compiler, cJSON.
+# nvcc (the CUDA toolkit) is expected on PATH or in /usr/local/cuda; it is not an apt package
+# here. A carried cJSON (MLA_VAR3_DEPS=<dir with usr/include/cjson>) is used as is.
+set -euo pipefail
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v cc >/dev/null 2>&1 || need+=(build-essential)
+if [ -z "${MLA_VAR3_DEPS:-}" ] && [ ! -f /usr/include/cjson/cJSON.h ]; then need+=(libcjson-dev); fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup_deps: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "setup_deps: nvcc not found (install the CUDA toolkit, or put it on PATH)" >&2
+  exit 1
+fi

@@ -1,0 +1,81 @@
+/*
+ * Device inputs for timing, CUDA-graph timing, the autotuner and its cache.
+ * The runtime, not the kernel, owns candidate choice, timing and caching (DESIGN.md).
+ */
+#ifndef MLA_AUTOTUNE_H
+#define MLA_AUTOTUNE_H
+#include <stdint.h>
+#include "mla_var3.h"
+#include "registry.h"
+#include "device.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MLA_MAX_INPUT_COPIES 16
+
+/* Random device inputs of a problem, `copies` independent sets so that a rotation over them
+ * exceeds the L2 (copies = 0: enough for 2x L2, at most MLA_MAX_INPUT_COPIES). Outputs are
+ * allocated per copy too. Values randn/10-like, never zeros; seqlens = t for every request;
+ * block tables are a random permutation of the pages. */
+typedef struct mla_dev_inputs {
+    mla_problem pb;
+    int copies;
+    void *tensors[MLA_MAX_INPUT_COPIES];   /* each points to the design's mla_*_tensors */
+    void *allocs[64];
+    int num_allocs;
+} mla_dev_inputs;
+
+mla_status mla_dev_inputs_create(const mla_problem *pb, int copies, uint64_t seed,
+                                 const mla_device_info *dev, mla_dev_inputs *in);
+void mla_dev_inputs_destroy(mla_dev_inputs *in);
+
+/* Time a version's pipeline (stages in stage_mask) by CUDA-graph replay with events: one graph
+ * runs the pipeline once per input copy; warm-up replays, then `reps` timed replays; the median
+ * per pipeline call in microseconds. `workspace` must hold the plan's bytes. */
+mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
+                             const mla_device_info *dev, const mla_dev_inputs *in,
+                             void *workspace, unsigned stage_mask, int warmup, int reps,
+                             double *median_us, double *min_us);
+
+typedef struct mla_tune_entry {
+    mla_tiling tiling;
+    int ok;                       /* 1: launched, timed */
+    double median_us;
+    char error[256];              /* why it was skipped (validation reason or CUDA error text) */
+} mla_tune_entry;
+
+typedef struct mla_tune_result {
+    char kernel[64];
+    char device[128];
+    char problem_key[160];
+    char date[40];                /* ISO 8601 UTC */
+    char library_version[16];
+    int num_entries;
+    mla_tune_entry entries[MLA_MAX_CANDIDATES];
+    int winner;                   /* index into entries, -1 if none ran */
+} mla_tune_result;
+
+typedef void (*mla_tune_progress_fn)(int done, int total, double best_us, void *ctx);
+
+/* Try every candidate: validate, launch once (a failure skips it with the CUDA error text),
+ * then time it by graph replay. The fastest wins. */
+mla_status mla_autotune(const mla_kernel_version *kv, const mla_problem *pb,
+                        const mla_device_info *dev, mla_tune_progress_fn progress, void *ctx,
+                        mla_tune_result *res);
+
+/* The cache file of (device, kernel, problem): <dir>/<device key or sanitized name>/<kernel>/<problem key>.json */
+void mla_tune_cache_path(const char *dir, const mla_device_info *dev, const char *kernel,
+                         const mla_problem *pb, char *buf, size_t len);
+/* Default dir: $MLA_VAR3_CACHE_DIR, else ".cache/kernel-autotune". */
+const char *mla_tune_cache_default_dir(void);
+/* Load: OK with *res filled; IO_ERROR if absent; a corrupt or stale file (other library
+ * version, kernel, problem) gives IO_ERROR and a warning text in `warn`. */
+mla_status mla_tune_cache_load(const char *path, const char *kernel, const mla_problem *pb,
+                               mla_tune_result *res, char *warn, size_t warn_len);
+mla_status mla_tune_cache_store(const char *path, const mla_tune_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,16 @@
+/* The one table of kernel versions (design order, then version). Dispatch, `list`, the tests
+ * and the CLI all read it through registry.h. */
+#include <stddef.h>
+#include "registry.h"
+
+/* Weak until every listed version is linked in; a missing one is simply not in the table. */
+extern const mla_kernel_version mla_kv_flash_attention_v0 __attribute__((weak));
+extern const mla_kernel_version mla_kv_flash_mla_v0 __attribute__((weak));
+extern const mla_kernel_version mla_kv_mla_var6_plus_v0 __attribute__((weak));
+
+const mla_kernel_version *const mla_registry_table[] = {
+    &mla_kv_flash_attention_v0,
+    &mla_kv_flash_mla_v0,
+    &mla_kv_mla_var6_plus_v0,
+};
+const int mla_registry_table_size = (int)(sizeof mla_registry_table / sizeof mla_registry_table[0]);

@@ -31,6 +31,16 @@ mla_status mla_ref_flash_mla(const mla_problem *pb, const mla_flash_mla_tensors 
 mla_status mla_ref_var6_plus(const mla_problem *pb, const mla_var6_plus_tensors *x,
                              float *out, float *lse, int threads);
 
+/* Naive formulas for tests and the CLI's no-GPU --check: single-threaded, the full score row
+ * materialised, max and sum in two separate passes, double. Same conventions as mla_ref_*;
+ * mla_naive_var6_plus computes each token's score from its own representation directly. */
+mla_status mla_naive_flash_attention(const mla_problem *pb, const mla_flash_attention_tensors *x,
+                                     float *out, float *lse);
+mla_status mla_naive_flash_mla(const mla_problem *pb, const mla_flash_mla_tensors *x,
+                               float *out, float *lse);
+mla_status mla_naive_var6_plus(const mla_problem *pb, const mla_var6_plus_tensors *x,
+                               float *out, float *lse);
+
 /* Number of key positions query i (0-based) of a request of length t_r sees under the causal
  * rule (bottom-right): clamp(t_r - s + i + 1, 0, t_r); t_r when not causal. */
 int mla_ref_visible(int t_r, int s, int i, int causal);

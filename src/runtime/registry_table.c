@@ -3,10 +3,10 @@
 #include <stddef.h>
 #include "registry.h"
 
-/* Weak until every listed version is linked in; a missing one is simply not in the table. */
-extern const mla_kernel_version mla_kv_flash_attention_v0 __attribute__((weak));
-extern const mla_kernel_version mla_kv_flash_mla_v0 __attribute__((weak));
-extern const mla_kernel_version mla_kv_mla_var6_plus_v0 __attribute__((weak));
+/* Strong references: they also make the linker pull each version out of the static archive. */
+extern const mla_kernel_version mla_kv_flash_attention_v0;
+extern const mla_kernel_version mla_kv_flash_mla_v0;
+extern const mla_kernel_version mla_kv_mla_var6_plus_v0;
 
 const mla_kernel_version *const mla_registry_table[] = {
     &mla_kv_flash_attention_v0,

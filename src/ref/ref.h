@@ -45,6 +45,15 @@ mla_status mla_naive_var6_plus(const mla_problem *pb, const mla_var6_plus_tensor
  * rule (bottom-right): clamp(t_r - s + i + 1, 0, t_r); t_r when not causal. */
 int mla_ref_visible(int t_r, int s, int i, int causal);
 
+/* Argument checks shared by mla_ref_* and mla_naive_* (`who` names the caller in the message):
+ * OK, or INVALID_ARGUMENT with mla_last_error set. `lse` may be NULL (then it is not written). */
+mla_status mla_ref_check_flash_attention(const char *who, const mla_problem *pb,
+                                         const mla_flash_attention_tensors *x, const float *out);
+mla_status mla_ref_check_flash_mla(const char *who, const mla_problem *pb,
+                                   const mla_flash_mla_tensors *x, const float *out);
+mla_status mla_ref_check_var6_plus(const char *who, const mla_problem *pb,
+                                   const mla_var6_plus_tensors *x, const float *out);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Input generator: "one function, three representations" (MLA_SPEC.md).                      */
 /* ------------------------------------------------------------------------------------------ */

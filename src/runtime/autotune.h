@@ -75,6 +75,20 @@ mla_status mla_tune_cache_load(const char *path, const char *kernel, const mla_p
                                mla_tune_result *res, char *warn, size_t warn_len);
 mla_status mla_tune_cache_store(const char *path, const mla_tune_result *res);
 
+/* Added by the tune helper (additive): */
+/* Store with the problem's shape written as a "problem" object too (pb may be NULL: omitted,
+ * which is what mla_tune_cache_store does). Load then also checks that object against pb. */
+mla_status mla_tune_cache_store_problem(const char *path, const mla_tune_result *res,
+                                        const mla_problem *pb);
+/* Fill `count` bf16 elements at device pointer `dst` with hash noise, uniform in
+ * [-amplitude, amplitude] (never all zeros), on `stream` (a cudaStream_t; NULL = legacy). */
+mla_status mla_dev_fill_random_bf16(void *dst, size_t count, uint64_t seed, float amplitude,
+                                    void *stream);
+/* Internal helpers shared by the tune cache and the device measurement cache. */
+void mla_sanitize_name(const char *in, char *out, size_t len);  /* [a-z0-9_-], "unknown" if empty */
+mla_status mla_mkdir_p(const char *dir);                         /* IO_ERROR with errno text */
+mla_status mla_write_file_atomic(const char *path, const char *text);  /* temp file + rename */
+
 #ifdef __cplusplus
 }
 #endif

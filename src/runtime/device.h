@@ -41,6 +41,12 @@ int mla_device_count(void);
 /* Fill `info` from devices.json entry `key` (no live device needed; present = 0). */
 mla_status mla_device_from_table(const char *key, mla_device_info *info);
 
+/* Match `info` (name, cc and sm_count as the driver reports them) to devices.json by compute
+ * capability and the longest "match" substring, and fill key, peaks and note; the limits in
+ * `info` are kept (live limits win). OK with key "" when nothing matches; IO_ERROR if the table
+ * cannot be used. mla_device_query uses it; tests call it on made-up names. */
+mla_status mla_device_attach_table(mla_device_info *info);
+
 /* Enumerate devices.json: calls fn for each entry in file order; returns the count or -1. */
 int mla_device_table_foreach(void (*fn)(const mla_device_info *info, const char *source, void *ctx),
                              void *ctx);

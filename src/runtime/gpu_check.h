@@ -35,6 +35,45 @@ typedef struct mla_gpu_check_options {
 mla_status mla_gpu_check(const mla_problem *pb, const mla_gpu_check_options *opt,
                          mla_check_report *rep);
 
+
+/* ---- Added by the gpucheck helper (additive): the steps of mla_gpu_check as parts, so that
+ * tests can reuse one generated problem across designs and versions, and capture runs in graphs. */
+
+/* Device copies of a generated problem in one design's representation. The design's tensor
+ * struct holds device pointers (out bf16 [b,s,h,dv] and lse fp32 [b,h,s] allocated too); the
+ * other two structs are zero. */
+typedef struct mla_gpu_inputs {
+    mla_problem pb;
+    int dv;                              /* out's last dim: d, or k for flash_mla */
+    size_t out_elems, lse_elems;
+    mla_flash_attention_tensors fa;
+    mla_flash_mla_tensors mla;
+    mla_var6_plus_tensors v6;
+    void *allocs[16];
+    int num_allocs;
+} mla_gpu_inputs;
+
+/* Upload g (made by mla_gen_create with the same b, s, t, h, d, k, p, page_size, and for
+ * mla_var6_plus the same n) for pb->design. OUT_OF_MEMORY / CUDA_ERROR on failure (freed). */
+mla_status mla_gpu_inputs_upload(const mla_problem *pb, const mla_gen *g, mla_gpu_inputs *in);
+void mla_gpu_inputs_free(mla_gpu_inputs *in);
+/* The design's tensor struct (for mla_*_run), by design. */
+const void *mla_gpu_inputs_tensors(const mla_gpu_inputs *in);
+/* Fill out and lse with 0xFF bytes (NaN in bf16 and fp32) on `stream`. */
+mla_status mla_gpu_inputs_poison(const mla_gpu_inputs *in, void *stream);
+/* mla_*_run of the design. */
+mla_status mla_gpu_inputs_run(mla_plan_t plan, const mla_gpu_inputs *in, void *workspace,
+                              size_t workspace_bytes, void *stream);
+/* The GPU reference into device fp32 buffers ref_out [b,s,h,dv], ref_lse [b,h,s]. */
+mla_status mla_gpu_inputs_reference(const mla_gpu_inputs *in, float *ref_out, float *ref_lse,
+                                    void *stream);
+/* Copy the kernel's out (bf16 -> float) and lse to host arrays (synchronous). */
+mla_status mla_gpu_inputs_download(const mla_gpu_inputs *in, float *out, float *lse);
+
+/* mla_gpu_check on an already generated problem (opt's seed/varlen/... are then unused). */
+mla_status mla_gpu_check_gen(const mla_problem *pb, const mla_gen *g, const mla_gpu_check_options *opt,
+                             mla_check_report *rep);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@ set -euo pipefail
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ -z "${MLA_VAR3_DEPS:-}" ] && [ ! -f /usr/include/cjson/cJSON.h ]; then need+=(libcjson-dev); fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup_deps: installing ${need[*]}"

@@ -1,0 +1,328 @@
+/*
+ * The registry and tilings without a GPU: tiling text <-> struct round trips, bad keys/values are
+ * rejected naming them, mla_check_stage_resources gives the right reasons on made-up kernels and
+ * devices, mla_validate_tiling's order of checks, and every linked registry entry is well formed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "registry.h"
+#include "error.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            failures++;                                                   \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
+            printf(__VA_ARGS__);                                          \
+            printf("\n");                                                 \
+        }                                                                 \
+    } while (0)
+
+static int same_tiling(const mla_tiling *a, const mla_tiling *b)
+{
+    return a->block_m == b->block_m && a->block_n == b->block_n && a->warps == b->warps &&
+           a->stages == b->stages && a->splits == b->splits;
+}
+
+static void test_tiling(void)
+{
+    mla_tiling t = {64, 32, 8, 2, 0}, u, keep;
+    char buf[128];
+    mla_tiling_format(&t, buf, sizeof buf);
+    CHECK(strcmp(buf, "block_m=64,block_n=32,warps=8,stages=2,splits=0") == 0, "format: %s", buf);
+    memset(&u, 0x7f, sizeof u);
+    CHECK(mla_tiling_parse(buf, &u) == MLA_STATUS_OK && same_tiling(&t, &u), "round trip of %s: %s", buf,
+          mla_last_error());
+
+    /* Partial override keeps the other fields. */
+    u = t;
+    CHECK(mla_tiling_parse("block_m=16, splits=8", &u) == MLA_STATUS_OK, "partial: %s", mla_last_error());
+    CHECK(u.block_m == 16 && u.splits == 8 && u.block_n == 32 && u.warps == 8 && u.stages == 2, "partial result");
+    CHECK(mla_tiling_parse("", &u) == MLA_STATUS_OK && u.block_m == 16, "empty text changes nothing");
+
+    /* Field accessors. */
+    for (int i = 0; i < MLA_TILING_NUM_FIELDS; i++) {
+        int *f = mla_tiling_field(&u, i);
+        CHECK(f != NULL, "field %d", i);
+        char one[64];
+        snprintf(one, sizeof one, "%s=%d", mla_tiling_field_names[i], 100 + i);
+        CHECK(mla_tiling_parse(one, &u) == MLA_STATUS_OK && f && *f == 100 + i, "%s", one);
+    }
+    CHECK(mla_tiling_field(&u, MLA_TILING_NUM_FIELDS) == NULL && mla_tiling_field(&u, -1) == NULL,
+          "out-of-range field");
+
+    /* Rejections name the culprit and leave the tiling as it was. */
+    static const struct { const char *text, *name; } bad[] = {
+        {"blockm=64", "blockm"},     {"block_m=abc", "abc"},         {"warps=-2", "-2"},
+        {"stages=", "stages"},       {"block_n=64x", "64x"},         {"splits", "splits"},
+        {"block_m=64,bogus=1", "bogus"}, {"warps=99999999999", "99999999999"}, {"block_m=1.5", "1.5"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        u = t;
+        keep = t;
+        mla_clear_error();
+        mla_status st = mla_tiling_parse(bad[i].text, &u);
+        CHECK(st == MLA_STATUS_INVALID_ARGUMENT, "\"%s\" gave %s", bad[i].text, mla_status_name(st));
+        CHECK(strstr(mla_last_error(), bad[i].name) != NULL, "\"%s\": message \"%s\" does not name \"%s\"",
+              bad[i].text, mla_last_error(), bad[i].name);
+        CHECK(same_tiling(&u, &keep), "\"%s\" modified the tiling", bad[i].text);
+    }
+    CHECK(mla_tiling_parse(NULL, &u) == MLA_STATUS_INVALID_ARGUMENT, "NULL text");
+}
+
+/* A synthetic sm_90-like device, so that these checks do not depend on devices.json. */
+static mla_device_info fake_hopper(void)
+{
+    mla_device_info d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "fake sm_90");
+    d.cc_major = 9;
+    d.sm_count = 132;
+    d.smem_per_block_optin = 227 * 1024;
+    d.smem_per_sm = 228 * 1024;
+    d.regs_per_sm = 65536;
+    d.regs_per_block = 65536;
+    d.max_threads_per_sm = 2048;
+    d.max_threads_per_block = 1024;
+    d.max_blocks_per_sm = 32;
+    return d;
+}
+
+static mla_stage_config cfg_of(unsigned threads, size_t smem)
+{
+    mla_stage_config c;
+    memset(&c, 0, sizeof c);
+    c.grid[0] = 132;
+    c.grid[1] = c.grid[2] = 1;
+    c.block[0] = threads;
+    c.block[1] = c.block[2] = 1;
+    c.smem_dynamic = smem;
+    return c;
+}
+
+static void test_resources(void)
+{
+    mla_device_info h = fake_hopper();
+    mla_func_attrs a = {.num_regs = 128, .smem_static = 0, .local_bytes = 0, .max_threads_per_block = 1024};
+    char why[256];
+
+    mla_stage_config c = cfg_of(256, 100 * 1024);
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 1, "fitting config: %s", why);
+    CHECK(why[0] == '\0', "a pass leaves no reason: %s", why);
+
+    /* Spills are slow, not wrong. */
+    a.local_bytes = 64;
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 1, "local bytes rejected: %s", why);
+    a.local_bytes = 0;
+
+    /* Shared memory over the opt-in limit, counting static smem too. */
+    c = cfg_of(256, 240 * 1024);
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 0, "240 KB accepted");
+    CHECK(strstr(why, "smem") && strstr(why, "opt-in") && strstr(why, "240 KB") && strstr(why, "227 KB") &&
+              strstr(why, "main"),
+          "reason: %s", why);
+    printf("  smem:    %s\n", why);
+    c = cfg_of(256, 226 * 1024);
+    a.smem_static = 2048;
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 0, "static + dynamic over opt-in");
+    a.smem_static = 0;
+    c = cfg_of(256, 227 * 1024);
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 1, "exactly opt-in: %s", why);
+
+    /* Registers: 255 x 512 exceeds the 64K register file. */
+    c = cfg_of(512, 0);
+    a.num_regs = 255;
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 0, "255 regs x 512 accepted");
+    CHECK(strstr(why, "255 regs") && strstr(why, "512 threads") && strstr(why, "65536"), "reason: %s", why);
+    printf("  regs:    %s\n", why);
+    a.num_regs = 128;   /* 128 x 512 = 65536: exactly fits */
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 1, "128 x 512: %s", why);
+    /* Allocation granularity: 113 regs x 576 threads = 65088 fits the raw count, but registers
+     * go out per warp in units of 256 (3616 -> 3840), and 18 warps x 3840 = 69120 > 65536. */
+    c = cfg_of(576, 0);
+    a.num_regs = 113;
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 0 && strstr(why, "per SM"),
+          "granularity: %s", why);
+    printf("  alloc:   %s\n", why);
+
+    /* Threads: over the device limit, and over what the compiled kernel allows. */
+    a.num_regs = 32;
+    c = cfg_of(2048, 0);
+    CHECK(mla_check_stage_resources("combine", &c, &a, &h, why, sizeof why) == 0, "2048 threads accepted");
+    CHECK(strstr(why, "threads") && strstr(why, "2048") && strstr(why, "combine"), "reason: %s", why);
+    printf("  threads: %s\n", why);
+    c = cfg_of(1024, 0);
+    a.max_threads_per_block = 512;
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 0, "over attrs max threads");
+    CHECK(strstr(why, "compiled kernel") != NULL, "reason: %s", why);
+    a.max_threads_per_block = 1024;
+    c = cfg_of(128, 0);
+    c.block[1] = 4;
+    c.block[2] = 4;   /* 2048 threads as 128 x 4 x 4 */
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 0, "3-D block over limit");
+
+    /* Empty / impossible grids. */
+    c = cfg_of(128, 0);
+    c.grid[0] = 0;
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 0 && why[0], "empty grid");
+    c = cfg_of(128, 0);
+    c.grid[1] = 70000;
+    CHECK(mla_check_stage_resources("main", &c, &a, &h, why, sizeof why) == 0 && why[0], "grid.y > 65535");
+
+    /* Without attrs, dynamic smem alone is checked. */
+    c = cfg_of(128, 300 * 1024);
+    CHECK(mla_check_stage_resources("main", &c, NULL, &h, why, sizeof why) == 0, "NULL attrs, 300 KB");
+    /* NULL why is allowed. */
+    CHECK(mla_check_stage_resources("main", &c, NULL, &h, NULL, 0) == 0, "NULL why");
+
+    /* The same 200 KB stage fits an H200 but not an A100 (163 KB) or L40S (99 KB) from the table. */
+    mla_device_info d;
+    c = cfg_of(256, 200 * 1024);
+    a.num_regs = 96;
+    if (mla_device_from_table("h200", &d) == MLA_STATUS_OK) {
+        CHECK(mla_check_stage_resources("main", &c, &a, &d, why, sizeof why) == 1, "h200 200 KB: %s", why);
+    } else {
+        CHECK(0, "h200 from table: %s", mla_last_error());
+    }
+    if (mla_device_from_table("a100", &d) == MLA_STATUS_OK) {
+        CHECK(mla_check_stage_resources("main", &c, &a, &d, why, sizeof why) == 0 && strstr(why, "163 KB"),
+              "a100 200 KB: %s", why);
+    } else {
+        CHECK(0, "a100 from table: %s", mla_last_error());
+    }
+    if (mla_device_from_table("l40s", &d) == MLA_STATUS_OK) {
+        CHECK(mla_check_stage_resources("main", &c, &a, &d, why, sizeof why) == 0 && strstr(why, "99 KB"),
+              "l40s 200 KB: %s", why);
+    } else {
+        CHECK(0, "l40s from table: %s", mla_last_error());
+    }
+}
+
+/* A made-up two-stage kernel to exercise mla_validate_tiling's order of checks. */
+static int fk_validate(const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev, char *why,
+                       size_t len)
+{
+    if (t->block_m % 16) {
+        snprintf(why, len, "block_m %d is not a multiple of 16", t->block_m);
+        return 0;
+    }
+    return 1;
+}
+static int fk_stage_config(const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev, int stage,
+                           mla_stage_config *cfg)
+{
+    if (stage == 1 && t->splits <= 1) return 0;   /* no combine without splits */
+    *cfg = cfg_of(stage == 0 ? (unsigned)t->warps * 32 : 128, stage == 0 ? (size_t)t->block_n * 1024 : 0);
+    cfg->func = (const void *)fk_validate;          /* never called: the device is fake */
+    return 1;
+}
+static const mla_tiling fk_cands[] = {{64, 64, 8, 2, 0}};
+static const mla_kernel_version fake_kv = {
+    .name = "fake_v0", .design = MLA_DESIGN_FLASH_MLA, .version = 0, .tier = MLA_TIER_PORTABLE,
+    .target = MLA_TARGET_SM80_PLUS, .note = "test", .num_stages = 2, .stage_names = {"main", "combine"},
+    .num_candidates = 1, .candidates = fk_cands, .validate = fk_validate, .stage_config = fk_stage_config,
+};
+
+static void test_validate(void)
+{
+    mla_device_info h = fake_hopper();
+    mla_problem pb;
+    memset(&pb, 0, sizeof pb);
+    mla_func_attrs a = {.num_regs = 128, .max_threads_per_block = 1024};
+    char why[256];
+    mla_tiling t = fk_cands[0];
+    CHECK(mla_validate_tiling(&fake_kv, &t, &pb, &h, &a, why, sizeof why) == 1, "default: %s", why);
+    t.block_m = 24;
+    CHECK(mla_validate_tiling(&fake_kv, &t, &pb, &h, &a, why, sizeof why) == 0 && strstr(why, "multiple of 16"),
+          "kernel rule: %s", why);
+    t = fk_cands[0];
+    t.block_n = 240;   /* 240 KB */
+    CHECK(mla_validate_tiling(&fake_kv, &t, &pb, &h, &a, why, sizeof why) == 0 && strstr(why, "opt-in") &&
+              strstr(why, "main"),
+          "smem: %s", why);
+    /* No attrs on a fake device: the resource step is skipped. */
+    CHECK(mla_validate_tiling(&fake_kv, &t, &pb, &h, NULL, why, sizeof why) == 1, "skip w/o attrs: %s", why);
+    t = fk_cands[0];
+    t.warps = 16;      /* 512 threads x 255 regs */
+    a.num_regs = 255;
+    CHECK(mla_validate_tiling(&fake_kv, &t, &pb, &h, &a, why, sizeof why) == 0 && strstr(why, "regs"),
+          "regs: %s", why);
+}
+
+static void test_table(void)
+{
+    int n = mla_registry_count();
+    printf("registry: %d version(s) linked\n", n);
+    CHECK(mla_registry_get(-1) == NULL && mla_registry_get(n) == NULL, "get out of range");
+    CHECK(mla_registry_find("no_such_kernel_v9") == NULL && mla_registry_find(NULL) == NULL, "find unknown");
+    for (int i = 0; i < n; i++) {
+        const mla_kernel_version *kv = mla_registry_get(i);
+        CHECK(kv != NULL, "entry %d is NULL", i);
+        if (!kv) continue;
+        CHECK(kv->name != NULL, "entry %d has no name", i);
+        if (!kv->name) continue;
+        printf("  %-24s %-9s %-8s %s\n", kv->name, mla_tier_name(kv->tier), mla_target_name(kv->target),
+               kv->note ? kv->note : "");
+        char want[96];
+        snprintf(want, sizeof want, "%s_v%d", mla_design_name(kv->design), kv->version);
+        CHECK(strcmp(kv->name, want) == 0, "name %s, expected %s", kv->name, want);
+        CHECK(mla_registry_find(kv->name) == kv, "find(%s)", kv->name);
+        for (int j = 0; j < i; j++) {
+            const mla_kernel_version *o = mla_registry_get(j);
+            CHECK(!o || !o->name || strcmp(o->name, kv->name) != 0, "duplicate name %s", kv->name);
+            CHECK(!o || o->design != kv->design || o->version != kv->version, "duplicate %s version %d",
+                  mla_design_name(kv->design), kv->version);
+        }
+        CHECK(kv->num_stages >= 1 && kv->num_stages <= MLA_MAX_STAGES, "%s: %d stages", kv->name, kv->num_stages);
+        for (int s = 0; s < kv->num_stages && s < MLA_MAX_STAGES; s++)
+            CHECK(kv->stage_names[s] && kv->stage_names[s][0], "%s: stage %d unnamed", kv->name, s);
+        CHECK(kv->num_candidates >= 1 && kv->num_candidates <= MLA_MAX_CANDIDATES && kv->candidates,
+              "%s: %d candidates", kv->name, kv->num_candidates);
+        CHECK(kv->validate && kv->stage_config && kv->workspace_bytes && kv->prepare && kv->launch,
+              "%s: a function pointer is NULL", kv->name);
+        CHECK(kv->tier == MLA_TIER_PORTABLE ? kv->target == MLA_TARGET_SM80_PLUS : kv->target != MLA_TARGET_SM80_PLUS,
+              "%s: tier %s with target %s", kv->name, mla_tier_name(kv->tier), mla_target_name(kv->target));
+        CHECK(kv->note && kv->note[0], "%s: no note", kv->name);
+        /* The default candidate must pass the kernel's own rules on DeepSeek-V3's default shape on
+         * an H200 from the table (resources as compiled need a GPU: skipped here). */
+        mla_problem pb;
+        mla_device_info h200;
+        if (mla_problem_init(&pb, kv->design) == MLA_STATUS_OK &&
+            mla_device_from_table("h200", &h200) == MLA_STATUS_OK && kv->candidates && kv->validate) {
+            char why[256] = "";
+            CHECK(mla_validate_tiling(kv, &kv->candidates[0], &pb, &h200, NULL, why, sizeof why) == 1,
+                  "%s: default candidate rejected on the default problem: %s", kv->name, why);
+        }
+    }
+}
+
+static void test_names(void)
+{
+    mla_design d;
+    for (int i = 0; i < 3; i++) {
+        const char *nm = mla_design_name((mla_design)i);
+        CHECK(mla_design_from_name(nm, &d) == 1 && (int)d == i, "design %d <-> %s", i, nm);
+    }
+    CHECK(strcmp(mla_design_name(MLA_DESIGN_FLASH_MLA), "flash_mla") == 0, "flash_mla name");
+    CHECK(mla_design_from_name("flash_mla_v0", &d) == 0 && mla_design_from_name(NULL, &d) == 0, "bad design");
+    CHECK(strcmp(mla_tier_name(MLA_TIER_PORTABLE), "portable") == 0 &&
+              strcmp(mla_tier_name(MLA_TIER_HOPPER), "hopper") == 0,
+          "tier names");
+}
+
+int main(void)
+{
+    test_names();
+    test_tiling();
+    test_resources();
+    test_validate();
+    test_table();
+    if (failures) {
+        printf("test_registry: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_registry: all checks passed\n");
+    return 0;
+}

@@ -1,0 +1,137 @@
+/*
+ * mla_time_pipeline: time a kernel version's pipeline by CUDA-graph replay with events.
+ *
+ * One graph launches the pipeline once per input copy, so one replay makes `copies` calls that
+ * rotate over buffers larger than the L2 (a call does not find the previous call's inputs
+ * cached) and launch overhead is the graph's, as a user capturing their decode step pays it.
+ * Each timed replay has its own pair of events; per-call time = replay time / copies.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+
+#include "autotune.h"
+#include "error.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define TCHECK(call, what)                                                                    \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: %s: %s", kv->name, what,         \
+                          cudaGetErrorString(e_));                                            \
+            goto done;                                                                        \
+        }                                                                                     \
+    } while (0)
+
+mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
+                             const mla_device_info *dev, const mla_dev_inputs *in,
+                             void *workspace, unsigned stage_mask, int warmup, int reps,
+                             double *median_us, double *min_us)
+{
+    if (!kv || !t || !in || !kv->launch || in->copies < 1 || in->copies > MLA_MAX_INPUT_COPIES)
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_time_pipeline: bad arguments");
+    if (reps < 1 || reps > 100000 || warmup < 0)
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_time_pipeline: reps %d, warmup %d",
+                        reps, warmup);
+
+    mla_status st = MLA_STATUS_OK;
+    cudaStream_t stream = NULL;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaEvent_t *ev = NULL;   /* [2 * reps]: start, stop of each replay */
+    int num_ev = 0;
+    double *times = NULL;
+    int capturing = 0;
+    mla_launch_args args[MLA_MAX_INPUT_COPIES];
+    size_t ws = kv->workspace_bytes ? kv->workspace_bytes(t, &in->pb, dev) : 0;
+
+    if (ws > 0 && !workspace)
+        return mla_fail(MLA_STATUS_WORKSPACE_TOO_SMALL,
+                        "mla_time_pipeline: %s needs %zu bytes of workspace, got none", kv->name, ws);
+
+    TCHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    for (int c = 0; c < in->copies; c++) {
+        args[c].pb = &in->pb;
+        args[c].tensors = in->tensors[c];
+        args[c].workspace = workspace;
+        args[c].workspace_bytes = ws;
+        args[c].stream = (void *)stream;
+        args[c].stage_mask = stage_mask;
+        args[c].dev = dev;
+    }
+
+    /* One eager call first: a broken candidate then fails with its own CUDA error text here,
+     * instead of as an opaque capture or instantiate failure. */
+    st = kv->launch(t, &args[0]);
+    if (st != MLA_STATUS_OK)
+        goto done;
+    TCHECK(cudaStreamSynchronize(stream), "eager launch");
+    TCHECK(cudaGetLastError(), "eager launch");
+
+    TCHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    capturing = 1;
+    for (int c = 0; c < in->copies; c++) {
+        st = kv->launch(t, &args[c]);
+        if (st != MLA_STATUS_OK)
+            goto done;
+    }
+    capturing = 0;
+    TCHECK(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+    TCHECK(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+
+    for (int i = 0; i < warmup; i++)
+        TCHECK(cudaGraphLaunch(exec, stream), "cudaGraphLaunch (warm-up)");
+    TCHECK(cudaStreamSynchronize(stream), "warm-up replays");
+
+    ev = (cudaEvent_t *)calloc((size_t)2 * reps, sizeof *ev);
+    times = (double *)malloc((size_t)reps * sizeof *times);
+    if (!ev || !times) {
+        st = mla_fail(MLA_STATUS_OUT_OF_MEMORY, "mla_time_pipeline: host malloc failed");
+        goto done;
+    }
+    for (; num_ev < 2 * reps; num_ev++)
+        TCHECK(cudaEventCreate(&ev[num_ev]), "cudaEventCreate");
+    for (int i = 0; i < reps; i++) {
+        TCHECK(cudaEventRecord(ev[2 * i], stream), "cudaEventRecord");
+        TCHECK(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+        TCHECK(cudaEventRecord(ev[2 * i + 1], stream), "cudaEventRecord");
+    }
+    TCHECK(cudaStreamSynchronize(stream), "timed replays");
+    for (int i = 0; i < reps; i++) {
+        float ms = 0.f;
+        TCHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]), "cudaEventElapsedTime");
+        times[i] = (double)ms * 1000.0 / in->copies;
+    }
+    qsort(times, (size_t)reps, sizeof *times, cmp_double);
+    if (median_us)
+        *median_us = (reps % 2) ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    if (min_us)
+        *min_us = times[0];
+
+done:
+    if (capturing) {
+        /* A launch failed mid-capture: end the capture so the stream is usable (and freeable),
+         * drop the partial graph, and clear the capture error it leaves behind. */
+        cudaGraph_t partial = NULL;
+        if (cudaStreamEndCapture(stream, &partial) == cudaSuccess && partial)
+            cudaGraphDestroy(partial);
+        cudaGetLastError();
+    }
+    for (int i = 0; i < num_ev; i++)
+        cudaEventDestroy(ev[i]);
+    free(ev);
+    free(times);
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    if (graph)
+        cudaGraphDestroy(graph);
+    if (stream)
+        cudaStreamDestroy(stream);
+    return st;
+}

@@ -131,6 +131,8 @@ typedef struct derive_ctx {
     const double *wukT;   /* [h, k, d]: W_UK[h]^T in double, so k_nope = sum_c c[c] * wukT[h][c][:] */
     const double *wuk;    /* [h, d, k] */
     const double *wuv;    /* [h, k, d] */
+    int all_rows;         /* flash_attention requested: derive every position */
+    int var6_rows;        /* mla_var6_plus requested: derive the positions in the new part */
 } derive_ctx;
 
 /* row = (r, position j): fa_k = [c_kv @ W_UK[h]^T, k_rope], fa_v = c_kv @ W_UV[h] for every head */
@@ -139,6 +141,12 @@ static void derive_kv(const void *cv, long row, double *scratch)
     const derive_ctx *cx = cv;
     const mla_gen *g = cx->g;
     const int k = g->pb.k, d = g->pb.d, p = g->pb.p, h = g->pb.h, dq = d + p;
+    if (!cx->all_rows) {
+        /* only mla_var6_plus's new slots need decompressed keys: positions o_r .. t_r-1 */
+        const long t = g->pb.t, r = row / t, j = row % t, t_r = g->seqlens[r];
+        const long o_r = t_r > g->pb.n ? t_r - g->pb.n : 0;
+        if (!cx->var6_rows || j < o_r || j >= t_r) return;
+    }
     double *c = scratch, *an = c + k, *av = an + d;
     const uint16_t *src = g->c_kv + (size_t)row * k;
     for (int i = 0; i < k; i++) c[i] = mla_bf16_to_f32(src[i]);
@@ -283,7 +291,10 @@ mla_status mla_gen_create(const mla_problem *pb, const mla_gen_options *opt, mla
                     wukT[(hh * k + c) * d + e] = w;
                 }
         for (size_t i = 0; i < h * k * d; i++) wuv[i] = mla_bf16_to_f32(g->w_uv[i]);
-        derive_ctx cx = {.g = g, .wukT = wukT, .wuk = wuk, .wuv = wuv};
+        const unsigned want = opt->designs ? opt->designs : 7u;
+        derive_ctx cx = {.g = g, .wukT = wukT, .wuk = wuk, .wuv = wuv,
+                         .all_rows = (want & (1u << MLA_DESIGN_FLASH_ATTENTION)) != 0,
+                         .var6_rows = (want & (1u << MLA_DESIGN_MLA_VAR6_PLUS)) != 0};
         int e1 = gen_parallel((long)(b * t), derive_kv, &cx, k + 2 * d);
         int e2 = gen_parallel((long)(b * s), derive_q, &cx, k);
         free(wuk), free(wukT), free(wuv);

@@ -63,6 +63,10 @@ typedef struct mla_gen_options {
     int varlen;          /* 1: draw t_r per request in [0, t] (at least one request has t) */
     int zero_length;     /* 1 (with varlen): force request 0 to length 0 */
     int permute_pages;   /* 1: pages of the latent cache in a random permutation, plus spare pages */
+    unsigned designs;    /* bit (1u << mla_design) for each representation to derive; 0 = all.
+                            Skipping flash_attention skips the O(b*t*h*d*k) decompression of the
+                            positions no requested design reads (those fa_k/fa_v rows are left
+                            unset). */
 } mla_gen_options;
 
 /* All host arrays, bf16 stored as uint16_t, packed row-major in the shapes of MLA_SPEC.md.

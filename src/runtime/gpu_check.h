@@ -74,6 +74,17 @@ mla_status mla_gpu_inputs_download(const mla_gpu_inputs *in, float *out, float *
 mla_status mla_gpu_check_gen(const mla_problem *pb, const mla_gen *g, const mla_gpu_check_options *opt,
                              mla_check_report *rep);
 
+/* Device-generated random inputs of pb->design, with no CPU generator (for big shapes, where
+ * the generator's O(b*t*h*d*k) derivation dominates a check). Values randn/10 clamped to
+ * [-1, 1] and never 0 (w_uv randn/sqrt(k)), unused slots random too; seqlens (varlen,
+ * zero_length) and the page permutation (plus spare pages) follow opt as mla_gen_create's do. */
+mla_status mla_gpu_inputs_random(const mla_problem *pb, const mla_gen_options *opt, mla_gpu_inputs *in);
+/* mla_gpu_check on inputs already on the device (`in` is not freed; its outputs are written). */
+mla_status mla_gpu_check_inputs(const mla_problem *pb, const mla_gpu_inputs *in,
+                                const mla_gpu_check_options *opt, mla_check_report *rep);
+/* Fill `count` bf16 with randn * stddev clamped to [-1, 1], never 0 (gpu_ref.cu). */
+mla_status mla_gpu_fill_randn_bf16(void *dst, size_t count, uint64_t seed, float stddev, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

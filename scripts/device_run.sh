@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# device_run.sh - runs THERE, on the GPU machine, in one device call from the repository root
+# with $OUT set (carry .deps, made here by scripts/carry_deps.sh):
+#
+#   bash scripts/device_run.sh [build] [test] [sanitize] [bench] [all]     (default: all)
+#
+# Stages: build (nvidia-smi record, CMake + Ninja build with ptxas -v, SASS HGMMA/HMMA counts),
+# test (ctest, every label), sanitize (compute-sanitizer memcheck, racecheck and synccheck on
+# tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all). A stage that needs
+# binaries builds first if they are missing. The whole script keeps under a time budget
+# (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
+# is left, and a step with no time left is skipped and says so. A short summary table is
+# printed last. $OUT gets at most 8 files, none deeper than $OUT/x:
+#   summary.txt build.log ctest.log sanitizer_memcheck.log sanitizer_racecheck.log
+#   sanitizer_synccheck.log bench.txt logs.tgz (bench folder, full test log, SASS counts, ...)
+set -uo pipefail
+
+START=$(date +%s)
+BUDGET=${MLA_DEVICE_BUDGET:-530}
+BUILD=${MLA_BUILD_DIR:-build}
+OUT=${OUT:-/tmp/mla_out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+EXTRA=/tmp/mla_extra            # what goes into logs.tgz
+rm -rf "$EXTRA" && mkdir -p "$EXTRA"
+SUMMARY=()                      # lines of the final table
+export PATH="$PATH:/usr/local/cuda/bin"
+JOBS=$(nproc 2>/dev/null || echo 8)
+
+remaining() { echo $((BUDGET - ($(date +%s) - START))); }
+note() { SUMMARY+=("$(printf '%-12s %s' "$1" "$2")"); }
+
+# step LIMIT LOGFILE CMD...: run CMD under timeout min(LIMIT, time left - 15 s), appending
+# stdout+stderr to LOGFILE; returns CMD's status (124 = timed out, 125 = skipped: no time left).
+step() {
+  local limit=$1 log=$2; shift 2
+  local left=$(( $(remaining) - 15 ))
+  (( left < limit )) && limit=$left
+  if (( limit < 5 )); then
+    echo "SKIPPED (time budget spent): $*" >>"$log"
+    return 125
+  fi
+  timeout --kill-after=10 "$limit" "$@" >>"$log" 2>&1
+}
+
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(all)
+want() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] || [ "$s" = all ] && return 0; done; return 1; }
+
+# ---------------------------------------------------------------------------------------------
+# environment: the carried cJSON, the GPU
+# ---------------------------------------------------------------------------------------------
+setup_deps() {
+  CMAKE_DEPS_ARGS=()
+  if ls .deps/*.deb >/dev/null 2>&1; then
+    local D=/tmp/deps
+    rm -rf "$D" && mkdir -p "$D"
+    local f
+    for f in .deps/*.deb; do
+      if command -v dpkg >/dev/null 2>&1; then
+        dpkg -x "$f" "$D"
+      else   # a .deb is an ar archive holding data.tar.*
+        rm -rf /tmp/deb_x && mkdir -p /tmp/deb_x && (cd /tmp/deb_x && ar x "$OLDPWD/$f") &&
+          tar -xf /tmp/deb_x/data.tar.* -C "$D"
+      fi
+    done
+    # Debian's cJSONConfig.cmake names /usr/include absolutely: drop it, CMake falls back to
+    # find_path/find_library, pointed at the unpacked tree.
+    rm -rf "$D"/usr/lib/*/cmake/cJSON "$D"/usr/lib/*/pkgconfig
+    local inc="$D/usr/include" lib
+    lib=$(dirname "$(ls "$D"/usr/lib/*/libcjson.so 2>/dev/null | head -1)")
+    export CMAKE_PREFIX_PATH="$D/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+    export CPATH="$inc${CPATH:+:$CPATH}"
+    export LIBRARY_PATH="$lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    CMAKE_DEPS_ARGS=(-DCJSON_INCLUDE_DIR="$inc" -DCJSON_LIBRARIES="$lib/libcjson.so")
+    echo "deps: cJSON from .deps ($lib)"
+  elif [ -f /usr/include/cjson/cJSON.h ]; then
+    echo "deps: system cJSON"
+  else
+    echo "deps: WARNING no .deps/*.deb and no system cJSON: run scripts/carry_deps.sh here and carry .deps"
+  fi
+}
+
+record_gpu() {
+  {
+    echo "== nvidia-smi =="
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw \
+      --format=csv 2>&1 || echo "nvidia-smi failed"
+    echo "== toolchain =="
+    nvcc --version 2>&1 | tail -2
+    cmake --version 2>&1 | head -1
+    echo "ninja $(ninja --version 2>/dev/null || echo missing)"
+    echo "compute-sanitizer: $(command -v compute-sanitizer || echo missing)"
+    echo "cuobjdump: $(command -v cuobjdump || echo missing)"
+  } >"$EXTRA/gpu.txt"
+  local g
+  g=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null | head -1)
+  note gpu "${g:-unknown (nvidia-smi failed)}"
+}
+
+# ---------------------------------------------------------------------------------------------
+# stages
+# ---------------------------------------------------------------------------------------------
+BUILD_OK=0
+do_build() {
+  local t0=$(date +%s) gen=() rc
+  command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+  # A build folder configured by another generator cannot be reused with Ninja.
+  if [ -f "$BUILD/CMakeCache.txt" ] && ! grep -q "CMAKE_GENERATOR:INTERNAL=${gen[1]:-Unix Makefiles}" "$BUILD/CMakeCache.txt"; then
+    rm -rf "$BUILD"
+  fi
+  echo "== configure ==" >"$OUT/build.log"
+  step 90 "$OUT/build.log" cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DMLA_PTXAS_VERBOSE=ON \
+    "${CMAKE_DEPS_ARGS[@]}"
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    echo "== build ==" >>"$OUT/build.log"
+    # keep going past a failing target (ninja -k 0) so that everything else can still be tested
+    local keep=()
+    [ ${#gen[@]} -gt 0 ] && keep=(-- -k 0)
+    step 240 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" "${keep[@]}"
+    rc=$?
+  fi
+  local dt=$(( $(date +%s) - t0 ))
+  if [ $rc -eq 0 ]; then
+    BUILD_OK=1
+    note build "ok (${dt} s)"
+  else
+    note build "FAILED rc=$rc (${dt} s): see build.log"
+    echo "---- build errors ----"
+    grep -E "error|Error|FAILED" "$OUT/build.log" | head -40
+  fi
+  # registers / shared memory / spills per kernel, from ptxas -v
+  grep -E "Compiling entry function|Used [0-9]+ registers|spill" "$OUT/build.log" >"$EXTRA/ptxas.txt" 2>/dev/null
+  sass_counts
+}
+
+# HGMMA (wgmma) and HMMA (mma.sync) instructions per kernel function in each kernel object.
+sass_counts() {
+  local f="$EXTRA/sass_counts.txt"
+  if ! command -v cuobjdump >/dev/null 2>&1; then
+    echo "cuobjdump missing" >"$f"; note sass "cuobjdump missing"; return
+  fi
+  local filt=cat
+  command -v c++filt >/dev/null 2>&1 && filt=c++filt   # kernel names may be C++-mangled
+  : >"$f"
+  local o objs
+  objs=$(find "$BUILD/CMakeFiles" -path '*mla_kernels_*' -name '*.o' 2>/dev/null | sort)
+  for o in $objs; do
+    echo "== ${o#$BUILD/CMakeFiles/}" >>"$f"
+    timeout 60 cuobjdump --dump-sass "$o" 2>/dev/null | awk '
+      /code for sm_/ { arch = $NF }
+      /Function :/ { fn = $3; seen[arch " " fn] = 1 }
+      /HGMMA/ { hg[arch " " fn]++ }
+      /HMMA/ { hm[arch " " fn]++ }
+      END { for (k in seen) printf "%s HGMMA=%d HMMA=%d\n", k, hg[k], hm[k] }' | sort | $filt >>"$f"
+  done
+  local n_hg n_hm
+  n_hg=$(awk -F'HGMMA=' 'NF > 1 { split($2, a, " "); s += a[1] } END { print s + 0 }' "$f")
+  n_hm=$(awk -F'HMMA=' 'NF > 1 { split($2, a, " "); s += a[1] } END { print s + 0 }' "$f")
+  note sass "HGMMA=$n_hg HMMA=$n_hm over $(echo "$objs" | grep -c . ) kernel objects (per kernel in logs.tgz/sass_counts.txt)"
+}
+
+need_build() {
+  if [ $BUILD_OK -eq 0 ] && { [ ! -x "$BUILD/mla_var3" ] || [ ! -x "$BUILD/tests/test_kernels" ]; }; then
+    do_build
+  fi
+}
+
+do_test() {
+  need_build
+  local t0=$(date +%s) log="$OUT/ctest.log" rc
+  : >"$log"
+  step 200 "$log" ctest --test-dir "$BUILD" --output-on-failure -j 4
+  rc=$?
+  local dt=$(( $(date +%s) - t0 ))
+  cp "$BUILD/Testing/Temporary/LastTest.log" "$EXTRA/LastTest.log" 2>/dev/null
+  local np nf ns
+  np=$(grep -cE "Test +#[0-9]+: .* Passed" "$log")
+  nf=$(grep -cE "Test +#[0-9]+: .*(\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Child aborted)" "$log")
+  ns=$(grep -cE "Test +#[0-9]+: .*(\*\*\*Skipped|Not Run)" "$log")
+  note ctest "$np passed, $nf failed, $ns skipped (rc=$rc, ${dt} s)"
+  # each GPU test's own closing line "N passed, M failed, K skipped" (from the full test log)
+  local t v
+  for t in test_gpu_ref test_kernels test_graph; do
+    v=$(awk -v t="$t" '$0 ~ "Testing: " t "$" { on = 1; next }
+                       on && /end time:/ { exit }
+                       on && (/^[0-9]+ passed, [0-9]+ failed/ || /^SKIP: /) { print; exit }' \
+        "$EXTRA/LastTest.log" 2>/dev/null)
+    note "$t" "${v:-no verdict line (skipped, crashed or not built)}"
+  done
+  grep -E "^(FAIL|FATAL)" "$EXTRA/LastTest.log" 2>/dev/null | head -20 >"$EXTRA/failures.txt"
+}
+
+do_sanitize() {
+  need_build
+  local exe="$BUILD/tests/test_kernels"
+  if ! command -v compute-sanitizer >/dev/null 2>&1; then
+    note sanitizer "compute-sanitizer missing"; return
+  fi
+  local tool lim
+  for tool in memcheck racecheck synccheck; do
+    local log="$OUT/sanitizer_$tool.log"
+    : >"$log"
+    case $tool in memcheck) lim=90 ;; racecheck) lim=90 ;; *) lim=60 ;; esac
+    MLA_VAR3_GRID=small step $lim "$log" compute-sanitizer --tool $tool --print-limit 100 "$exe"
+    local rc=$?
+    local s
+    s=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed 's/^=* *//')
+    local v
+    v=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$log" | tail -1)
+    note "$tool" "${s:-no summary} | ${v:-no verdict} (rc=$rc)"
+    # keep the returned file well under the 16 MiB limit
+    if [ "$(stat -c %s "$log")" -gt 8000000 ]; then
+      head -c 4000000 "$log" >"$log.tmp"; echo "... (cut) ..." >>"$log.tmp"; tail -c 2000000 "$log" >>"$log.tmp"
+      mv "$log.tmp" "$log"
+    fi
+  done
+}
+
+do_bench() {
+  need_build
+  local t0=$(date +%s) log="$OUT/bench.txt" rc
+  : >"$log"
+  rm -rf /tmp/mla_bench
+  step 120 "$log" "$BUILD/mla_var3" bench-all --out=/tmp/mla_bench
+  rc=$?
+  local dt=$(( $(date +%s) - t0 ))
+  note bench "rc=$rc (${dt} s), table below; files in logs.tgz/bench"
+  [ -d /tmp/mla_bench ] && cp -r /tmp/mla_bench "$EXTRA/bench"
+}
+
+# ---------------------------------------------------------------------------------------------
+setup_deps
+record_gpu
+want build && do_build
+want test && do_test
+want sanitize && do_sanitize
+want bench && do_bench
+
+# pack the extras (folders inside the tarball may be deep; $OUT itself stays flat)
+(cd "$EXTRA" && tar -czf "$OUT/logs.tgz" . 2>/dev/null)
+{
+  cat "$EXTRA/gpu.txt"
+  echo
+  echo "== device_run summary ($(( $(date +%s) - START )) s of $BUDGET s budget; stages: ${stages[*]}) =="
+  printf '%s\n' "${SUMMARY[@]}"
+  if [ -s "$EXTRA/failures.txt" ]; then echo "-- first failures --"; cat "$EXTRA/failures.txt"; fi
+  if [ -s "$OUT/bench.txt" ]; then echo "-- bench (head) --"; head -25 "$OUT/bench.txt"; fi
+} >"$OUT/summary.txt"
+echo
+cat "$OUT/summary.txt"

@@ -171,7 +171,8 @@ do_test() {
   need_build
   local t0=$(date +%s) log="$OUT/ctest.log" rc
   : >"$log"
-  step 200 "$log" ctest --test-dir "$BUILD" --output-on-failure -j 4
+  # every tiling candidate of every version gets a few correctness cases too
+  MLA_VAR3_TILING_ALL=1 step 200 "$log" ctest --test-dir "$BUILD" --output-on-failure -j 4
   rc=$?
   local dt=$(( $(date +%s) - t0 ))
   cp "$BUILD/Testing/Temporary/LastTest.log" "$EXTRA/LastTest.log" 2>/dev/null
@@ -223,7 +224,12 @@ do_bench() {
   local t0=$(date +%s) log="$OUT/bench.txt" rc
   : >"$log"
   rm -rf /tmp/mla_bench
-  step 120 "$log" "$BUILD/mla_var3" bench-all --out=/tmp/mla_bench
+  # measured ceilings first (cached), so the roofline columns use them; then the grid with
+  # each row's tuned tiling (MLA_VAR3_BENCH_AUTOTUNE=0 for the default tilings)
+  step 60 "$log" "$BUILD/mla_var3" devices --measure
+  local at=--autotune
+  [ "${MLA_VAR3_BENCH_AUTOTUNE:-1}" = 0 ] && at=
+  step 300 "$log" "$BUILD/mla_var3" bench-all --out=/tmp/mla_bench $at
   rc=$?
   local dt=$(( $(date +%s) - t0 ))
   note bench "rc=$rc (${dt} s), table below; files in logs.tgz/bench"

@@ -142,7 +142,7 @@ static int same_problem(const mla_problem *a, const mla_problem *b)
     return a->design == b->design && a->b == b->b && a->h == b->h && a->t == b->t && a->s == b->s && a->n == b->n;
 }
 
-static void run_rows(grid *g, const mla_device_info *dev, int ordinal, double tf, double gbs)
+static void run_rows(grid *g, const mla_device_info *dev, int ordinal, double tf, double gbs, int autotune)
 {
     mla_dev_inputs in;
     int have_in = 0;
@@ -160,7 +160,8 @@ static void run_rows(grid *g, const mla_device_info *dev, int ordinal, double tf
         mla_plan_options_init(&po);
         po.device = ordinal;
         po.version = r->kv->name;
-        po.autotune = MLA_AUTOTUNE_OFF;
+        /* --autotune: each row runs its tuned tiling (cached winner, else tuned now and cached) */
+        po.autotune = autotune ? MLA_AUTOTUNE_CACHED : MLA_AUTOTUNE_OFF;
         mla_plan_t plan = NULL;
         mla_status st = plan_design(&r->pb, &po, &plan);
         if (st != MLA_STATUS_OK) {
@@ -344,7 +345,7 @@ static void svg_write(const char *path, const grid *g, double tf, double gbs, co
 int cli_cmd_bench(int argc, char **argv)
 {
     const char *out = "out";
-    int quick = 0, ordinal = 0;
+    int quick = 0, ordinal = 0, autotune = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int missing = 0;
@@ -355,6 +356,7 @@ int cli_cmd_bench(int argc, char **argv)
             int rc = cli_parse_int(argv[i], v, 0, 1024, &ordinal);
             if (rc) return rc;
         } else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--autotune")) autotune = 1;
         else if (missing) return cli_usage_error("%s: needs a value (%s=...)", argv[i], argv[i]);
         else return cli_usage_error("%s: unknown flag (see: mla_var3 bench-all --help)", argv[i]);
     }
@@ -384,7 +386,7 @@ int cli_cmd_bench(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s)\n", dev.name, g.n, peak_src, tf, gbs);
-    run_rows(&g, &dev, ordinal, tf, gbs);
+    run_rows(&g, &dev, ordinal, tf, gbs, autotune);
 
     if (cli_mkdir_p(out) != 0) {
         fprintf(stderr, "mla_var3: --out=%s: cannot create the folder\n", out);

@@ -21,7 +21,7 @@ void cli_help_main(FILE *f)
         "  mla_var3 list                     every kernel version and whether it runs here\n"
         "  mla_var3 devices [--measure]      the device table and the detected GPU\n"
         "  mla_var3 gate --ncu=F.csv --needs=a,b   portable-or-hopper suitability gate\n"
-        "  mla_var3 bench-all [--out=DIR] [--quick] the benchmark grid of MLA_SPEC.md\n"
+        "  mla_var3 bench-all [--out=DIR] [--quick] [--autotune] the benchmark grid of MLA_SPEC.md\n"
         "  mla_var3 clone <design_vN> <vM>   start a new kernel version from an old one\n"
         "  mla_var3 --version | --help       (`mla_var3 <command> --help` for each command)\n\n"
         "designs: flash_attention (decompressed), flash_mla (absorbed, paged latent cache),\n"
@@ -74,10 +74,10 @@ void cli_help_devices(FILE *f)
 
 void cli_help_bench(FILE *f)
 {
-    fprintf(f, "usage: mla_var3 bench-all [--out=DIR] [--quick] [--device=N]\n"
+    fprintf(f, "usage: mla_var3 bench-all [--out=DIR] [--quick] [--autotune] [--device=N]\n"
                "  times every runnable version on MLA_SPEC.md's benchmark grid (CUDA-graph replay,\n"
                "  warm-up 5, median of 30) and writes DIR/bench.md, DIR/bench.json and\n"
-               "  DIR/bench_b32_t4096.svg (default DIR: out). --quick: a few rows only.\n"
+               "  DIR/bench_b32_t4096.svg (default DIR: out). --quick: a few rows only. --autotune: tune each row (cached winners reused).\n"
                "  FlashMLA's figures (ANCHORS.md) are shown for the flash_mla rows.\n%s",
             exit_codes);
 }

@@ -47,10 +47,14 @@ void launch_main(dim3 grid, size_t smem, cudaStream_t st, const DenseArgs &a, in
      Cfg<bm, bn, w, st>::SMEM_BYTES, launch_main<bm, bn, w, st>}
 const TileInst<DenseArgs> kInst[] = {
     TILE(64, 64, 4, 2), TILE(64, 64, 8, 3), TILE(128, 64, 8, 2), TILE(16, 64, 4, 3),
+    // Decode tiles with less shared memory, so that 2-3 CTAs share an SM: at small s every
+    // head streams its own K/V and the kernel needs bytes in flight, not math.
+    TILE(16, 64, 4, 2), TILE(16, 32, 2, 3), TILE(32, 64, 4, 2),
 };
 #undef TILE
 const mla_tiling kCandidates[] = {
     {64, 64, 4, 2, 0}, {64, 64, 8, 3, 0}, {128, 64, 8, 2, 0}, {16, 64, 4, 3, 0},
+    {16, 64, 4, 2, 0}, {16, 32, 2, 3, 0}, {32, 64, 4, 2, 0},
 };
 
 bool resolve(const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,

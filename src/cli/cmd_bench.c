@@ -156,6 +156,12 @@ static void run_rows(grid *g, const mla_device_info *dev, int ordinal, double tf
             snprintf(r->why, sizeof r->why, "skipped: %s", why);
             continue;
         }
+        if (have_in && !same_problem(&in_pb, &r->pb)) {
+            /* free the last row's inputs before planning: an autotuning plan allocates its own,
+               and two copies of the largest rows (86 GB each) do not fit together */
+            mla_dev_inputs_destroy(&in);
+            have_in = 0;
+        }
         mla_plan_options po;
         mla_plan_options_init(&po);
         po.device = ordinal;

@@ -11,7 +11,7 @@
 //                  merged latent row through w_uv[h] (fp32 FMA, w_uv streamed from L2 once per 16
 //                  rows), merge the decompressed splits, and merge the two by their lse.
 // Tiling knobs (block_m, block_n, warps, stages, splits) are those of the latent stage; the
-// decompressed stage uses a 16-row tile when s <= 16 and a 64-row tile otherwise, splits auto.
+// decompressed stage picks its tile from s (see kDen), splits auto.
 #include "policies.cuh"
 #include "kernel_host.cuh"
 
@@ -157,7 +157,10 @@ const TileInst<LatentArgs> kLat[] = {LAT(64, 32, 8, 2), LAT(64, 32, 8, 3), LAT(3
 #define DEN(bm, bn, w, st)                                                                       \
     {bm, bn, w, st, (const void *)mla_var6_plus_v0_decompressed<DenCfg<bm, bn, w, st>>,          \
      DenCfg<bm, bn, w, st>::SMEM_BYTES, launch_den<bm, bn, w, st>}
-const TileInst<DenseArgs> kDen[] = {DEN(16, 64, 4, 3), DEN(64, 64, 4, 2)};
+// One decompressed tile per range of s: the flash_attention_v0 tiles its autotuner picked on
+// the H200 at b=32, t=4096 (2026-11-29): 16x64x4x2 up to s=16, 32x64x4x2 at s=32, 64x64x8x3 at
+// s=64, 128x64x8x2 at s=128.
+const TileInst<DenseArgs> kDen[] = {DEN(16, 64, 4, 2), DEN(32, 64, 4, 2), DEN(64, 64, 8, 3), DEN(128, 64, 8, 2)};
 #undef DEN
 const mla_tiling kCandidates[] = {
     {64, 32, 8, 2, 0}, {64, 32, 8, 3, 0}, {32, 64, 8, 2, 0}, {16, 64, 4, 2, 0},
@@ -174,7 +177,7 @@ bool resolve(const mla_tiling *t, const mla_problem *pb, const mla_device_info *
 {
     p->lat = find_tile(kLat, t);
     if (!p->lat) return false;
-    p->den = pb->s <= 16 ? &kDen[0] : &kDen[1];
+    p->den = pb->s <= 16 ? &kDen[0] : pb->s <= 32 ? &kDen[1] : pb->s <= 64 ? &kDen[2] : &kDen[3];
     const long long rows = (long long)pb->b * pb->s * pb->h;
     const int o_max = pb->t - pb->n > 0 ? pb->t - pb->n : 0;
     p->so = plan_splits((pb->s * pb->h + t->block_m - 1) / t->block_m, pb->b, o_max, t->block_n,

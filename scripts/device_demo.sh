@@ -8,6 +8,8 @@ B=${1:-build}
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 CLI="$B/mla_var3"
+# the carried cJSON (scripts/device_run.sh unpacks it there)
+for d in /tmp/deps/usr/lib/*/; do [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
 export MLA_VAR3_CACHE_DIR=/tmp/mla-demo-cache/kernel-autotune
 rm -rf /tmp/mla-demo-cache /tmp/mla-demo-out
 log="$OUT/demo.log"

@@ -632,6 +632,8 @@ static int run_gpu(const cli_run_opts *o)
         fprintf(stderr, "mla_var3: plan %s: %s\n", c.kv->name, mla_last_error());
         return status_exit(st);
     }
+    if (!tuned && plan->cache_warning[0])
+        fprintf(stderr, "warning: %s; ignored (--autotune rewrites it)\n", plan->cache_warning);
     c.tiling = plan->tiling;
     c.tiling_source = tuned ? "autotune" : plan->tiling_source;
     c.cache_path = tuned ? cache_path : plan->cache_path;

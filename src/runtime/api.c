@@ -280,6 +280,7 @@ mla_status mla_plan_create_internal(const mla_problem *pb, const mla_plan_option
     mla_tiling tiling = kv->candidates[0];
     char source[32] = "default";
     char cache_path[512] = "";
+    char cache_warning[256] = "";
     const char *cache_dir = opt.cache_dir ? opt.cache_dir : mla_tune_cache_default_dir();
     {
         mla_tune_cache_path(cache_dir, &dev, kv->name, pb, cache_path, sizeof cache_path);
@@ -295,6 +296,8 @@ mla_status mla_plan_create_internal(const mla_problem *pb, const mla_plan_option
                 have_cached = 1;
                 snprintf(source, sizeof source, "cache");
             }
+            /* the library does not print: the plan keeps the warning for its caller */
+            snprintf(cache_warning, sizeof cache_warning, "%s", warn);
         }
         if (!have_cached && opt.autotune != MLA_AUTOTUNE_OFF) {
             memset(res, 0, sizeof *res);
@@ -381,6 +384,7 @@ mla_status mla_plan_create_internal(const mla_problem *pb, const mla_plan_option
     plan->workspace_bytes = ws;
     snprintf(plan->tiling_source, sizeof plan->tiling_source, "%s", source);
     snprintf(plan->cache_path, sizeof plan->cache_path, "%s", cache_path);
+    snprintf(plan->cache_warning, sizeof plan->cache_warning, "%s", cache_warning);
     *plan_out = plan;
     mla_clear_error();  /* an absent tune cache is not an error of this (successful) call */
     return MLA_STATUS_OK;

@@ -16,6 +16,7 @@ struct mla_plan_s {
     size_t workspace_bytes;
     char tiling_source[32];      /* "default", "override", "cache", "autotune" */
     char cache_path[512];        /* the tune-cache file consulted ("" if none) */
+    char cache_warning[256];     /* why a present cache file was not used (corrupt, stale); "" */
 };
 
 /* Shape checks shared by every entry point (also used with no GPU): INVALID_ARGUMENT for

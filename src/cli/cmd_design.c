@@ -486,7 +486,10 @@ static int run_under_profiler(const cli_run_opts *o, run_ctx *c)
     argv[n++] = tool;
     if (ncu) {
         /* clocks as found (ANCHORS.md measured that way); the child runs as prof_type=event */
-        char *a[] = {"--clock-control", "none", "--set", "full", "--export", prof, "--force-overwrite"};
+        /* --launch-count: the child replays the pipeline many times; a few launches of each stage
+           are enough and keep a full-set profile (dozens of passes per kernel) short */
+        char *a[] = {"--clock-control", "none", "--set", "full", "--launch-count", "6",
+                     "--export", prof, "--force-overwrite"};
         for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) argv[n++] = a[i];
         if (o->json) {   /* keep ncu's own "==PROF==" lines out of the one JSON object on stdout */
             snprintf(logf, sizeof logf, "%s/ncu.log", c->dir);

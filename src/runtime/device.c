@@ -4,6 +4,7 @@
  * target may run on which compute capability). Library code: returns a status, never prints.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +51,26 @@ static void join_trunc(char *dst, size_t len, const char *a, const char *b)
     dst[la + lb] = '\0';
 }
 
+/* <dir of the binary holding this code>/../share/mla_var3/devices.json: an installed copy
+ * found wherever the prefix was moved to (the library in lib/, the CLI in bin/). */
+static const char *relative_install_path(void)
+{
+    static _Thread_local char buf[4096];
+    Dl_info info;
+    if (!dladdr((const void *)&relative_install_path, &info) || !info.dli_fname) return NULL;
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (!slash) return NULL;
+    int n = snprintf(buf, sizeof buf, "%.*s/../share/mla_var3/devices.json",
+                     (int)(slash - info.dli_fname), info.dli_fname);
+    return (n > 0 && (size_t)n < sizeof buf && access(buf, R_OK) == 0) ? buf : NULL;
+}
+
 const char *mla_devices_json_path(void)
 {
     const char *env = getenv("MLA_VAR3_DEVICES");
     if (env && env[0]) return env;
+    const char *rel = relative_install_path();
+    if (rel) return rel;
     if (access(MLA_DEVICES_JSON, R_OK) == 0) return MLA_DEVICES_JSON;
     return MLA_DEVICES_JSON_INSTALLED;
 }

@@ -64,5 +64,14 @@ else
   cat "$TMP/cmake.log"; echo "FAIL: CMake example"; fail=1
 fi
 
+echo "== (c) the installed CLI finds the installed devices.json, relative to itself"
+want="$PREFIX/bin/../share/mla_var3/devices.json"
+got=$(env -u MLA_VAR3_DEVICES "$PREFIX/bin/mla_var3" devices 2>&1 | head -n1)
+if [ "$got" = "device table: $want" ]; then
+  echo "ok   $got"
+else
+  echo "FAIL expected 'device table: $want', got '$got'"; fail=1
+fi
+
 if [ $fail -eq 0 ]; then echo "install test: PASS"; else echo "install test: FAIL"; fi
 exit $fail

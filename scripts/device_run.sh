@@ -2,16 +2,17 @@
 # device_run.sh - runs THERE, on the GPU machine, in one device call from the repository root
 # with $OUT set (carry .deps, made here by scripts/carry_deps.sh):
 #
-#   bash scripts/device_run.sh [build] [test] [sanitize] [bench] [all]     (default: all)
+#   bash scripts/device_run.sh [build] [smoke] [test] [sanitize] [bench] [all]   (default: all)
 #
 # Stages: build (nvidia-smi record, CMake + Ninja build with ptxas -v, SASS HGMMA/HMMA counts),
 # test (ctest, every label), sanitize (compute-sanitizer memcheck, racecheck and synccheck on
 # tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all). A stage that needs
-# binaries builds first if they are missing. The whole script keeps under a time budget
-# (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
+# binaries builds first if they are missing. MLA_VAR3_VERSIONS=a,b limits test_kernels (and so
+# test and sanitize) to those versions; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all. The whole
+# script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
 # is left, and a step with no time left is skipped and says so. A short summary table is
-# printed last. $OUT gets at most 8 files, none deeper than $OUT/x:
-#   summary.txt build.log ctest.log sanitizer_memcheck.log sanitizer_racecheck.log
+# printed last. $OUT gets at most 9 files, none deeper than $OUT/x:
+#   summary.txt build.log smoke.log ctest.log sanitizer_memcheck.log sanitizer_racecheck.log
 #   sanitizer_synccheck.log bench.txt logs.tgz (bench folder, full test log, SASS counts, ...)
 set -uo pipefail
 
@@ -167,6 +168,37 @@ need_build() {
   fi
 }
 
+# A few --check runs of each version named in MLA_VAR3_VERSIONS, each under a short timeout,
+# before anything long: a new kernel that hangs or faults is caught in seconds, gets one
+# compute-sanitizer memcheck run, and the long stages are skipped (SMOKE_FAILED=1).
+SMOKE_FAILED=0
+do_smoke() {
+  need_build
+  local log="$OUT/smoke.log" v d c rc nf=0 first=""
+  : >"$log"
+  [ -z "${MLA_VAR3_VERSIONS:-}" ] && { note smoke "skipped (no MLA_VAR3_VERSIONS)"; return; }
+  local cases=("--b=2 --s=1 --t=200 --h=16" "--b=3 --s=4 --t=1000 --h=128 --varlen"
+               "--b=2 --s=16 --t=129 --h=16 --causal=0" "--b=32 --s=1 --t=4096 --h=128")
+  for v in ${MLA_VAR3_VERSIONS//,/ }; do
+    d=${v%_v[0-9]*}
+    for c in "${cases[@]}"; do
+      echo "== $v $c" >>"$log"
+      step 40 "$log" "$BUILD/mla_var3" "$d" "$v" $c --check
+      rc=$?
+      echo "rc=$rc" >>"$log"
+      if [ $rc -ne 0 ]; then nf=$((nf + 1)); [ -z "$first" ] && first="$d $v $c"; fi
+    done
+  done
+  if [ $nf -gt 0 ]; then
+    SMOKE_FAILED=1
+    note smoke "$nf FAILED (first: $first); memcheck of it in smoke.log; later stages skipped"
+    echo "== memcheck: $first" >>"$log"
+    step 90 "$log" compute-sanitizer --tool memcheck --print-limit 20 "$BUILD/mla_var3" $first --check
+  else
+    note smoke "all passed"
+  fi
+}
+
 do_test() {
   need_build
   local t0=$(date +%s) log="$OUT/ctest.log" rc
@@ -227,9 +259,10 @@ do_bench() {
   # measured ceilings first (cached), so the roofline columns use them; then the grid with
   # each row's tuned tiling (MLA_VAR3_BENCH_AUTOTUNE=0 for the default tilings)
   step 60 "$log" "$BUILD/mla_var3" devices --measure
-  local at=--autotune
+  local at=--autotune vs=()
   [ "${MLA_VAR3_BENCH_AUTOTUNE:-1}" = 0 ] && at=
-  step 300 "$log" "$BUILD/mla_var3" bench-all --out=/tmp/mla_bench $at
+  [ -n "${MLA_VAR3_BENCH_VERSIONS:-}" ] && vs=(--versions="$MLA_VAR3_BENCH_VERSIONS")
+  step 300 "$log" "$BUILD/mla_var3" bench-all --out=/tmp/mla_bench $at "${vs[@]}"
   rc=$?
   local dt=$(( $(date +%s) - t0 ))
   note bench "rc=$rc (${dt} s), table below; files in logs.tgz/bench"
@@ -240,9 +273,12 @@ do_bench() {
 setup_deps
 record_gpu
 want build && do_build
-want test && do_test
-want sanitize && do_sanitize
-want bench && do_bench
+want smoke && do_smoke
+if [ $SMOKE_FAILED -eq 0 ]; then
+  want test && do_test
+  want sanitize && do_sanitize
+  want bench && do_bench
+fi
 
 # pack the extras (folders inside the tarball may be deep; $OUT itself stays flat)
 (cd "$EXTRA" && tar -czf "$OUT/logs.tgz" . 2>/dev/null)

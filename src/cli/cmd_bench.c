@@ -57,11 +57,28 @@ static void base_problem(mla_problem *pb, mla_design d, int b, int h, int t, int
     pb->scale = (float)(1.0 / sqrt(192.0));
 }
 
+/* --versions=a,b: only these versions (NULL: all). */
+static const char *g_only;
+
+static int version_selected(const char *name)
+{
+    if (!g_only) return 1;
+    size_t n = strlen(name);
+    for (const char *p = g_only; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
 static void add_problem(grid *g, const mla_problem *pb)
 {
     for (int i = 0; i < mla_registry_count(); i++) {
         const mla_kernel_version *kv = mla_registry_get(i);
-        if (!kv || kv->design != pb->design) continue;
+        if (!kv || kv->design != pb->design || !version_selected(kv->name)) continue;
         if (g->n == g->cap) {
             g->cap = g->cap ? g->cap * 2 : 64;
             g->r = realloc(g->r, (size_t)g->cap * sizeof *g->r);
@@ -361,6 +378,9 @@ int cli_cmd_bench(int argc, char **argv)
         } else if ((v = cli_flag_value(argv[i], "device", &missing))) {
             int rc = cli_parse_int(argv[i], v, 0, 1024, &ordinal);
             if (rc) return rc;
+        } else if ((v = cli_flag_value(argv[i], "versions", &missing))) {
+            if (!*v) return cli_usage_error("%s: empty version list", argv[i]);
+            g_only = v;
         } else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--autotune")) autotune = 1;
         else if (missing) return cli_usage_error("%s: needs a value (%s=...)", argv[i], argv[i]);
@@ -388,7 +408,8 @@ int cli_cmd_bench(int argc, char **argv)
     grid g = {NULL, 0, 0};
     build_grid(&g, quick, tf, gbs);
     if (g.n == 0) {
-        fprintf(stderr, "mla_var3: bench-all: no kernel version is registered in this build\n");
+        fprintf(stderr, "mla_var3: bench-all: no kernel version%s%s is registered in this build\n", g_only ? " among " : "",
+                g_only ? g_only : "");
         return CLI_EXIT_FAIL;
     }
     fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s)\n", dev.name, g.n, peak_src, tf, gbs);

@@ -13,8 +13,9 @@
  *
  * Environment: MLA_VAR3_GRID=small (~6 tiny cases per design, for compute-sanitizer) or full
  * (default); MLA_VAR3_TILING_ALL=1 also runs a few cases with every candidate tiling of every
- * version. Output: one line per case, "N passed, M failed, K skipped" last; exit 1 if anything
- * failed, 77 without a GPU (or with nothing runnable).
+ * version; MLA_VAR3_VERSIONS=name,name runs only those versions. Output: one line per case,
+ * "N passed, M failed, K skipped" last; exit 1 if anything failed, 77 without a GPU (or with
+ * nothing runnable).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +196,20 @@ static int gen_case(const kcase *c, mla_gen *g)
     return 1;
 }
 
+/* 1 if `name` is one of the comma-separated names in `list`. */
+static int name_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
 int main(void)
 {
     if (mla_device_count() == 0) {
@@ -213,6 +228,8 @@ int main(void)
     const char *ta = getenv("MLA_VAR3_TILING_ALL");
     int tiling_all = ta && ta[0] && strcmp(ta, "0") != 0;
 
+    const char *only = getenv("MLA_VAR3_VERSIONS");
+    if (only && !only[0]) only = NULL;
     int nv = mla_registry_count();
     printf("test_kernels: %s (cc %d.%d, %d SMs), %d registered versions, %d cases per design (%s grid)%s\n",
            dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, nv, ncases, small ? "small" : "full",
@@ -225,6 +242,7 @@ int main(void)
         const mla_kernel_version *kv = mla_registry_get(i);
         if (!kv) continue;
         char why[256] = "";
+        if (only && !name_listed(only, kv->name)) continue;
         if (!mla_arch_allows(kv->target, dev.cc_major, dev.cc_minor, why, sizeof why)) {
             printf("SKIP %s: %s\n", kv->name, why);
             skipped += ncases;

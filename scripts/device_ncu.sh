@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
 # Nsight Compute evidence for the devlogs: the suitability-gate metrics of each v0's kernels on
 # one headline shape per design. Runs THERE after `scripts/device_run.sh build`.
-# Usage: scripts/device_ncu.sh [build dir]; writes $OUT/ncu_<design>.csv and prints the gate.
+# Usage: scripts/device_ncu.sh [build dir] [v0|hopper]; writes $OUT/ncu_<name>.csv and prints the
+# gate. `hopper`: the hopper flash_mla versions (v1, v2) on b=32 s=16 (compute-bound) and
+# b=128 h=16 s=1 (memory-bound), with the SpeedOfLight/Occupancy/WarpState sections too.
 set -uo pipefail
 B=${1:-build}
+WHICH=${2:-v0}
 OUT=${OUT:-/tmp/out}
 CLI="$B/mla_var3"
 for d in /tmp/deps/usr/lib/*/; do [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
 M=launch__occupancy_limit_shared_mem,launch__occupancy_limit_registers,launch__occupancy_limit_warps,launch__occupancy_limit_blocks,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,smsp__warps_eligible.avg.per_cycle_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,sm__ctas_launched.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,dram__bytes_read.sum
 prof() {  # name, kernel regex, CLI args...
   local name=$1 re=$2; shift 2
-  timeout 150 ncu --clock-control none --csv --page raw -k "regex:$re" -c 4 --metrics "$M" \
+  timeout 150 ncu --clock-control none --csv --page raw -k "regex:$re" -c 4 --metrics "$M" "${SECTIONS[@]}" \
       "$CLI" "$@" > "$OUT/ncu_$name.csv" 2>"$OUT/ncu_$name.err"
   echo "== $name: $*"
   "$CLI" gate --ncu="$OUT/ncu_$name.csv" --needs=tile_size,occupancy 2>&1 | tail -18
 }
+SECTIONS=()
+if [ "$WHICH" = hopper ]; then
+  SECTIONS=(--section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis)
+  for v in flash_mla_v1 flash_mla_v2; do
+    prof "${v}_b32_s16" "${v}" flash_mla "$v" --b=32 --s=16 --t=4096 --h=128
+    prof "${v}_b128_h16" "${v}" flash_mla "$v" --b=128 --s=1 --t=8192 --h=16
+  done
+  exit 0
+fi
 prof flash_attention 'flash_attention_v0' flash_attention v0 --b=32 --s=1 --t=4096 --h=128 --tiling=block_m=16,block_n=64,warps=4,stages=2
 prof mla_var6_plus 'mla_var6_plus_v0' mla_var6_plus v0 --b=32 --s=16 --t=4096 --h=128 --n=1024 --tiling=block_m=64,block_n=32,warps=8,stages=3

@@ -1,0 +1,325 @@
+// What the hopper-tier flash_mla versions share: the tile geometry (64 query rows x one 64-token
+// page x 576 dims, 128-byte swizzled 64 x 64 boxes), the TMA producer, the Q load, the final
+// normalisation and store, the split-KV combine (launched with PDL) and the host glue
+// (validation, grid, workspace, tensor map, launch). A version supplies its main kernel and its
+// shared-memory size; everything it changes about the schedule stays in its own file.
+#pragma once
+#include <cuda.h>
+#include <cuda/ptx>
+#include "policies.cuh"
+#include "kernel_host.cuh"
+#include "tma_host.cuh"
+
+namespace mla {
+namespace fmh {
+namespace ptx = cuda::ptx;
+
+constexpr int BM = 64, BN = 64, DA = 512, DB = 64, DQK = DA + DB;
+constexpr int NBOX = DQK / 64;                   // 64-dim boxes per token row
+constexpr int BOX_BYTES = 64 * 128;              // 64 rows x 128 bytes
+constexpr int TILE_BYTES = NBOX * BOX_BYTES;     // Q tile or one KV stage: 72 KB
+constexpr int STAGES = 2;
+constexpr int NTHREADS = 384;                    // producer + 2 consumer warpgroups
+constexpr int CONSUMERS = 256;
+constexpr size_t SMEM_OPTIN_MAX = 232448;        // 227 KB, sm_90
+
+typedef void (*MainFn)(CUtensorMap, LatentArgs, int, float, TileOut);
+
+// Byte offset of element (row, col) in a 64 x 64 bf16 tile stored with the 128-byte swizzle
+// (the layout TMA writes and wgmma reads): 16-byte chunks permuted by the row's low 3 bits.
+__device__ __forceinline__ uint32_t sw128(int row, int col)
+{
+    return row * 128 + ((((col >> 3) ^ row) & 7) << 4) + (col & 7) * 2;
+}
+
+__device__ __forceinline__ void wait_parity(uint64_t *bar, uint32_t parity)
+{
+    while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
+    }
+}
+
+// The pages [b0, b1) of this CTA: causal limits grow with the row, so the tile's last row sees
+// the most tokens; the split takes its share of the tile's pages.
+struct KvRange {
+    int m0, m_last, b0, b1;
+};
+__device__ __forceinline__ KvRange kv_range(const LatentPolicy<DA, DB> &pol, int m0, int split, int nsplits)
+{
+    KvRange k;
+    k.m0 = m0;
+    k.m_last = min(m0 + BM, pol.rows) - 1;
+    const int nblk = (pol.row_limit(k.m_last) + BN - 1) / BN;
+    const int per = (nblk + nsplits - 1) / nsplits;
+    k.b0 = min(split * per, nblk);
+    k.b1 = min(k.b0 + per, nblk);
+    return k;
+}
+
+__device__ __forceinline__ void init_barriers(uint64_t *full, uint64_t *empty)
+{
+    for (int s = 0; s < STAGES; ++s) {
+        ptx::mbarrier_init(&full[s], 1);
+        ptx::mbarrier_init(&empty[s], CONSUMERS / 32);  // one arrival per consumer warp
+    }
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+}
+
+// The producer (one thread): pages [b0, b1) through block_table into the stage ring, each page
+// as 9 TMA boxes completing on the stage's `full` barrier.
+__device__ __forceinline__ void produce_pages(const CUtensorMap *tmap, const LatentArgs &a, int r, int b0, int b1,
+                                              char *stages, uint64_t *full, uint64_t *empty)
+{
+    const int *bt = a.block_table + (long long)r * a.bt_stride;
+    for (int j = b0, i = 0; j < b1; ++j, ++i) {
+        const int st = i % STAGES;
+        wait_parity(&empty[st], ((i / STAGES) & 1) ^ 1);  // a fresh barrier passes at once
+        const int page = __ldg(bt + j);
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[st],
+                                       (uint32_t)TILE_BYTES);
+        char *dst = stages + (size_t)st * TILE_BYTES;
+#pragma unroll
+        for (int c = 0; c < NBOX; ++c) {
+            const int32_t crd[2] = {c * 64, page * BN};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, dst + c * BOX_BYTES, tmap, crd, &full[st]);
+        }
+    }
+}
+
+// Q (64 x 576) into nine swizzled 64 x 64 boxes by the 256 consumer threads (ct = 0..255);
+// rows past the request's s*h are zero. Ends with the proxy fence: wgmma reads it next.
+__device__ __forceinline__ void load_q(const LatentPolicy<DA, DB> &pol, int m0, int ct, char *sQ)
+{
+    for (int idx = ct; idx < BM * (DQK / 8); idx += CONSUMERS) {
+        const int row = idx / (DQK / 8), cc = idx % (DQK / 8);
+        const int m = m0 + row;
+        uint4 v = make_uint4(0u, 0u, 0u, 0u);
+        if (m < pol.rows)
+            v = *reinterpret_cast<const uint4 *>(cc < DA / 8 ? pol.q_row(m, 0) + cc * 8
+                                                              : pol.q_row(m, 1) + (cc - DA / 8) * 8);
+        *reinterpret_cast<uint4 *>(sQ + (cc >> 3) * BOX_BYTES + sw128(row, (cc & 7) * 8)) = v;
+    }
+    ptx::fence_proxy_async(ptx::space_shared);
+}
+
+// TMA cannot zero-fill inside a page: tokens past t_r hold whatever the page holds, and P = 0
+// times a NaN/Inf there would still poison O. Zero their V rows (dims 0..511) of the stage.
+// Call only once every consumer has finished reading the stage as K.
+__device__ __forceinline__ void zero_tail_rows(const LatentPolicy<DA, DB> &pol, int j, int ct, char *sK)
+{
+    const int valid = pol.t_r - j * BN;
+    if (valid >= BN) return;
+    for (int idx = ct; idx < (BN - valid) * 64; idx += CONSUMERS) {
+        const int row = valid + (idx >> 6), q = idx & 63;
+        *reinterpret_cast<uint4 *>(sK + (q >> 3) * BOX_BYTES + row * 128 + (q & 7) * 16) = make_uint4(0u, 0u, 0u, 0u);
+    }
+}
+
+// Final store of a consumer's 64 x 256 accumulator (columns 256w..) for its rows r0, r0 + 8:
+// normalised by the row sums lt, with lse from the running max mr (log2 units).
+__device__ __forceinline__ void store_rows(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
+                                           int split, const KvRange &kr, int w, int r0, int c4, const float (&o)[128],
+                                           const float (&lt)[2], const float (&mr)[2])
+{
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+        const int m = kr.m0 + r0 + 8 * rr;
+        if (m > kr.m_last) continue;
+        const bool none = !(lt[rr] > 0.f);
+        const float inv = none ? 0.f : 1.f / lt[rr];
+        const float lse = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
+        if (to.partial) {
+            const long long pr = pol.row_global(m) * nsplits + split;
+            float *dst = to.ws_o + pr * DA + w * 256 + 2 * c4;
+#pragma unroll
+            for (int n = 0; n < 32; ++n)
+                *reinterpret_cast<float2 *>(dst + n * 8) =
+                    make_float2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
+            if (w == 0 && c4 == 0) to.ws_lse[pr] = lse;
+        } else {
+            bf16 *dst = pol.out_row(m) + w * 256 + 2 * c4;
+#pragma unroll
+            for (int n = 0; n < 32; ++n)
+                *reinterpret_cast<uint32_t *>(dst + n * 8) =
+                    pack_bf16x2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
+            float *lp = pol.lse_at(m);
+            if (lp && w == 0 && c4 == 0) *lp = lse;
+        }
+    }
+}
+
+// A template so that each version's translation unit may instantiate it (vague linkage).
+template <int DV>
+__global__ void __launch_bounds__(256)
+flash_mla_hopper_combine(const __grid_constant__ LatentArgs a, int nsplits, long long rows, const float *ws_o,
+                         const float *ws_lse)
+{
+    pdl_wait();  // launched early (PDL): the partials are complete only after this
+    const long long row = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
+    if (row >= rows) return;
+    combine_row<DV>(ws_o, ws_lse, nsplits, row, out_at(a.out, a.os, row, a.s, a.h), lse_at_row(a.lse, row, a.s, a.h));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host glue. Every hopper flash_mla version has one tile (64 rows, one page, 12 warps, 2 stages)
+// and a free split count.
+
+struct Version {
+    const char *name;
+    MainFn main;
+    size_t smem;
+};
+
+inline bool tile_ok(const mla_tiling *t)
+{
+    return t->block_m == BM && t->block_n == BN && t->warps == NTHREADS / 32 && t->stages == STAGES;
+}
+
+inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
+{
+    const int row_blocks = (pb->s * pb->h + BM - 1) / BM;
+    return plan_splits(row_blocks, pb->b, pb->t, BN, v.smem, t->splits, dev, (long long)pb->b * pb->s * pb->h, DA,
+                       false);
+}
+
+inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
+                    char *w, size_t wl)
+{
+    if (pb->design != MLA_DESIGN_FLASH_MLA) return why(w, wl, "%s runs the flash_mla design only", v.name);
+    if (pb->k != DA || pb->p != DB || pb->page_size != BN)
+        return why(w, wl, "%s is compiled for k=512, p=64, page 64", v.name);
+    if (!tile_ok(t))
+        return why(w, wl, "%s has one tile, block_m=64 block_n=64 warps=12 stages=2 (got %d/%d/%d/%d)", v.name,
+                   t->block_m, t->block_n, t->warps, t->stages);
+    if (t->splits < 0 || t->splits > 64) return why(w, wl, "splits=%d outside 0..64", t->splits);
+    if (dev && dev->smem_per_block_optin && dev->smem_per_block_optin < v.smem)
+        return why(w, wl, "%s needs %zu bytes of shared memory per block, the device allows %zu", v.name, v.smem,
+                   (size_t)dev->smem_per_block_optin);
+    return 1;
+}
+
+inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
+                        int stage, mla_stage_config *cfg)
+{
+    if (!tile_ok(t)) return 0;
+    const SplitPlan r = resolve(v, t, pb, dev);
+    if (stage == 0) {
+        set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem);
+        return 1;
+    }
+    if (stage == 1 && r.splits > 1) {
+        set_cfg(cfg, (const void *)flash_mla_hopper_combine<DA>, (unsigned)((r.rows + 7) / 8), 1, 1, 256, 0);
+        return 1;
+    }
+    return 0;
+}
+
+inline size_t workspace_bytes(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
+{
+    if (!tile_ok(t)) return 0;
+    const SplitPlan r = resolve(v, t, pb, dev);
+    return r.ws_o + r.ws_lse;
+}
+
+inline mla_status prepare(const Version &v, const mla_tiling *t)
+{
+    if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
+    return set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute");
+}
+
+inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch_args *args)
+{
+    const mla_problem *pb = args->pb;
+    const mla_flash_mla_tensors *x = (const mla_flash_mla_tensors *)args->tensors;
+    if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
+    const SplitPlan r = resolve(v, t, pb, args->dev);
+    if (args->workspace_bytes < r.ws_o + r.ws_lse)
+        return mla_fail(MLA_STATUS_WORKSPACE_TOO_SMALL, "%s: workspace %zu < %zu bytes", v.name, args->workspace_bytes,
+                        r.ws_o + r.ws_lse);
+    // Q rows are read as 16-byte vectors.
+    if (((uintptr_t)x->q & 15u) || (x->q_strides[0] | x->q_strides[1] | x->q_strides[2]) & 7)
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT,
+                        "%s: q must be 16-byte aligned with strides that are multiples of 8 elements", v.name);
+    if (x->num_pages <= 0 || (long long)x->num_pages * BN > 0x7fffffffLL)
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: num_pages=%d outside 1..%d", v.name, x->num_pages,
+                        0x7fffffff / BN);
+    // The cache as a 2-D tensor [num_pages * 64 tokens][576 dims], read in 64 x 64 boxes.
+    CUtensorMap tmap;
+    mla_status e = tmap_bf16_2d_sw128(&tmap, x->cache, DQK, (unsigned long long)x->num_pages * BN, DQK * sizeof(bf16),
+                                      64, BN, v.name);
+    if (e != MLA_STATUS_OK) return e;
+
+    LatentArgs a;
+    a.qa = (const bf16 *)x->q;
+    a.qb = (const bf16 *)x->q + DA;
+    for (int i = 0; i < 3; ++i) a.qa_s[i] = a.qb_s[i] = x->q_strides[i];
+    a.cache = (const bf16 *)x->cache;
+    a.block_table = x->block_table;
+    a.bt_stride = x->block_table_stride ? x->block_table_stride : x->max_pages;
+    a.page = pb->page_size;
+    a.seqlens = x->seqlens;
+    a.s = pb->s; a.h = pb->h; a.t = pb->t; a.causal = pb->causal; a.n_new = 0;
+    a.out = (bf16 *)x->out;
+    for (int i = 0; i < 3; ++i) a.os[i] = x->out_strides[i];
+    a.lse = x->lse;
+    TileOut to;
+    to.partial = r.splits > 1;
+    to.ws_o = (float *)args->workspace;
+    to.ws_lse = (float *)((char *)args->workspace + r.ws_o);
+    cudaStream_t st = (cudaStream_t)args->stream;
+    const float sl2 = pb->scale * 1.4426950408889634f;
+    if (args->stage_mask & 1u) {
+        v.main<<<r.grid, NTHREADS, v.smem, st>>>(tmap, a, r.splits, sl2, to);
+        e = check_launch(v.name);
+        if (e != MLA_STATUS_OK) return e;
+    }
+    if (r.splits > 1 && (args->stage_mask & 2u)) {
+        // Programmatic dependent launch: the combine's CTAs are launched while the main grid's
+        // last wave runs and wait in griddepcontrol.wait; graph capture keeps the edge.
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3((unsigned)((r.rows + 7) / 8));
+        cfg.blockDim = dim3(256);
+        cfg.stream = st;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        cudaError_t ce = cudaLaunchKernelEx(&cfg, flash_mla_hopper_combine<DA>, a, r.splits, r.rows,
+                                            (const float *)to.ws_o, (const float *)to.ws_lse);
+        if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper combine launch");
+    }
+    return MLA_STATUS_OK;
+}
+
+}  // namespace fmh
+}  // namespace mla
+
+// The registry entry of a hopper flash_mla version: thin callbacks over the shared glue.
+#define MLA_FMH_REGISTER(sym, ver, note_text)                                                                   \
+    namespace {                                                                                                \
+    const mla_tiling kCandidates[] = {                                                                         \
+        {64, 64, 12, 2, 0}, {64, 64, 12, 2, 1}, {64, 64, 12, 2, 2}, {64, 64, 12, 2, 4}, {64, 64, 12, 2, 8},    \
+    };                                                                                                         \
+    int v_validate(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d, char *w, size_t wl)  \
+    {                                                                                                          \
+        return mla::fmh::validate(kVersion, t, pb, d, w, wl);                                                  \
+    }                                                                                                          \
+    int v_stage(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d, int s, mla_stage_config *c) \
+    {                                                                                                          \
+        return mla::fmh::stage_config(kVersion, t, pb, d, s, c);                                               \
+    }                                                                                                          \
+    size_t v_ws(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d)                         \
+    {                                                                                                          \
+        return mla::fmh::workspace_bytes(kVersion, t, pb, d);                                                  \
+    }                                                                                                          \
+    mla_status v_prepare(const mla_tiling *t, const mla_problem *, const mla_device_info *)                    \
+    {                                                                                                          \
+        return mla::fmh::prepare(kVersion, t);                                                                 \
+    }                                                                                                          \
+    mla_status v_launch(const mla_tiling *t, const mla_launch_args *a) { return mla::fmh::launch(kVersion, t, a); } \
+    }                                                                                                          \
+    extern "C" const mla_kernel_version sym = {                                                                \
+        kVersion.name, MLA_DESIGN_FLASH_MLA, ver, MLA_TIER_HOPPER, MLA_TARGET_SM90A, note_text, 2,            \
+        {"main", "combine", nullptr, nullptr}, (int)(sizeof kCandidates / sizeof kCandidates[0]), kCandidates, \
+        v_validate, v_stage, v_ws, v_prepare, v_launch,                                                        \
+    };

@@ -11,9 +11,9 @@
 # test and sanitize) to those versions; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all. The whole
 # script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
 # is left, and a step with no time left is skipped and says so. A short summary table is
-# printed last. $OUT gets at most 9 files, none deeper than $OUT/x:
-#   summary.txt build.log smoke.log ctest.log sanitizer_memcheck.log sanitizer_racecheck.log
-#   sanitizer_synccheck.log bench.txt logs.tgz (bench folder, full test log, SASS counts, ...)
+# printed last. $OUT gets five files (the device tool returns at most 8):
+#   summary.txt build.log ctest.log bench.txt logs.tgz (smoke and sanitizer logs, bench folder,
+#   full test log, SASS counts, ptxas resources, ...)
 set -uo pipefail
 
 START=$(date +%s)
@@ -174,7 +174,7 @@ need_build() {
 SMOKE_FAILED=0
 do_smoke() {
   need_build
-  local log="$OUT/smoke.log" v d c rc nf=0 first=""
+  local log="$EXTRA/smoke.log" v d c rc nf=0 first=""
   : >"$log"
   [ -z "${MLA_VAR3_VERSIONS:-}" ] && { note smoke "skipped (no MLA_VAR3_VERSIONS)"; return; }
   local cases=("--b=2 --s=1 --t=200 --h=16" "--b=3 --s=4 --t=1000 --h=128 --varlen"
@@ -191,7 +191,7 @@ do_smoke() {
   done
   if [ $nf -gt 0 ]; then
     SMOKE_FAILED=1
-    note smoke "$nf FAILED (first: $first); memcheck of it in smoke.log; later stages skipped"
+    note smoke "$nf FAILED (first: $first); memcheck of it in logs.tgz/smoke.log; later stages skipped"
     echo "== memcheck: $first" >>"$log"
     step 90 "$log" compute-sanitizer --tool memcheck --print-limit 20 "$BUILD/mla_var3" $first --check
   else
@@ -233,7 +233,7 @@ do_sanitize() {
   fi
   local tool lim
   for tool in memcheck racecheck synccheck; do
-    local log="$OUT/sanitizer_$tool.log"
+    local log="$EXTRA/sanitizer_$tool.log"
     : >"$log"
     case $tool in memcheck) lim=90 ;; racecheck) lim=90 ;; *) lim=60 ;; esac
     MLA_VAR3_GRID=small step $lim "$log" compute-sanitizer --tool $tool --print-limit 100 "$exe"
@@ -288,7 +288,7 @@ fi
   echo "== device_run summary ($(( $(date +%s) - START )) s of $BUDGET s budget; stages: ${stages[*]}) =="
   printf '%s\n' "${SUMMARY[@]}"
   if [ -s "$EXTRA/failures.txt" ]; then echo "-- first failures --"; cat "$EXTRA/failures.txt"; fi
-  if [ -s "$OUT/bench.txt" ]; then echo "-- bench (head) --"; head -25 "$OUT/bench.txt"; fi
+  if [ -s "$OUT/bench.txt" ]; then echo "-- bench --"; sed -n '/^bench-all on/,/^# /p' "$OUT/bench.txt" | grep -v '^# '; fi
 } >"$OUT/summary.txt"
 echo
 cat "$OUT/summary.txt"

@@ -1,19 +1,22 @@
-// flash_mla_v2 (hopper, sm_90a only): flash_mla_v1 with the softmax overlapped with the tensor
-// cores.
+// flash_mla_v2 (hopper, sm_90a only): flash_mla_v1 with PV(j) and QK^T(j+1) chained on the
+// tensor cores.
 //
 // Same math, tile and warpgroup roles as v1 (flash_mla_hopper.cuh: producer warpgroup with TMA
 // pages on a 2-stage mbarrier ring, two consumer warpgroups splitting S by tokens and O by
-// columns). What changes is the consumers' order of work. v1 ran QK^T(j), softmax(j), PV(j) with
-// a full wait after each, so the tensor cores sat idle through every softmax and barrier. v2
-// runs one page ahead:
+// columns). v1 waits for every wgmma batch on its own: QK^T(j), wait, softmax(j), PV(j), wait.
+// v2 issues PV(j) and QK^T(j+1) back to back and waits for them in order:
 //
-//     issue QK^T(j+1); issue PV(j); wait for QK^T(j+1) only; softmax(j+1) while PV(j) runs;
-//     wait for PV(j); release page j; rescale O; barrier (P(j+1) complete)
+//     issue PV(j); issue QK^T(j+1); wait PV(j) -> release page j; wait QK^T(j+1);
+//     softmax(j+1); rescale O; barrier (P(j+1) complete)
 //
-// P(j+1) cannot go to a single P tile (PV(j) may still be reading it) and a second 8 KB tile
-// does not fit next to Q and two pages. It goes into the page's own RoPE box (dims 512..575):
-// that box is dead once both consumers' QK^T(j+1) are done (the max-exchange barrier says so),
-// and PV only reads dims 0..511. So P is double-buffered with the pages, for free.
+// so the tensor pipe gets one batch of 4 + 36 wgmmas per page instead of two, and page j goes
+// back to the producer as early as in v1. (The first v2 issued QK^T(j+1) before PV(j) to run
+// the softmax under PV; with two stages that releases each page only after the next softmax,
+// exposing the TMA latency of every page: measured 15-30 % slower, see the devlog.)
+//
+// P(j+1) goes into the page's own RoPE box (dims 512..575): dead once both consumers' QK^T(j+1)
+// are done (the max-exchange barrier says so), and PV only reads dims 0..511. So P needs no
+// tile of its own, and P(j+1) never overwrites the P(j) that PV(j) may still be reading.
 //
 // Tiling knobs: as v1 (block_m 64, block_n 64, warps 12, stages 2 fixed; splits free).
 #include "flash_mla_hopper.cuh"
@@ -181,17 +184,17 @@ flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     // only when it can see which wait retires which group).
     int i = 0;
     for (int j = kr.b0; j + 1 < kr.b1; ++j, ++i) {
+        issue_pv(smem_addr(stage_ptr(i)), c.w, o);
         wait_parity(&full[(i + 1) % STAGES], ((i + 1) / STAGES) & 1);
         issue_qk(q_base, smem_addr(stage_ptr(i + 1)), c.w, s);
-        issue_pv(smem_addr(stage_ptr(i)), c.w, o);
-        wgmma_wait<1>();  // groups retire in order: QK^T(j+1) is done, PV(j) may still run
-        reg_fence(s);
-        float al0, al1;
-        softmax_page(pol, j + 1, stage_ptr(i + 1), red, sl2, c, s, al0, al1);
-        wgmma_wait<0>();
+        wgmma_wait<1>();  // groups retire in order: PV(j) is done, QK^T(j+1) may still run
         reg_fence(o);
         __syncwarp();
         if (c.lane == 0) ptx::mbarrier_arrive(&empty[i % STAGES]);  // page j free for the producer
+        wgmma_wait<0>();
+        reg_fence(s);
+        float al0, al1;
+        softmax_page(pol, j + 1, stage_ptr(i + 1), red, sl2, c, s, al0, al1);
 #pragma unroll
         for (int n = 0; n < 32; ++n) {
             o[4 * n] *= al0;
@@ -230,4 +233,4 @@ constexpr fmh::Version kVersion = {"flash_mla_v2", flash_mla_v2, SMEM_BYTES};
 }  // namespace
 
 MLA_FMH_REGISTER(mla_kv_flash_mla_v2, 2,
-                 "hopper: v1 one page ahead (QK^T(j+1) and softmax(j+1) under PV(j)), P in the page's RoPE box")
+                 "hopper: v1 with PV(j) and QK^T(j+1) chained (one wgmma batch per page), P in the page's RoPE box")

@@ -8,7 +8,8 @@
 # test (ctest, every label), sanitize (compute-sanitizer memcheck, racecheck and synccheck on
 # tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all). A stage that needs
 # binaries builds first if they are missing. MLA_VAR3_VERSIONS=a,b limits test_kernels (and so
-# test and sanitize) to those versions; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all. The whole
+# test and sanitize) to those versions; MLA_VAR3_SANITIZE_VERSIONS=a,b (default: the same) the
+# sanitizer runs only; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all. The whole
 # script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
 # is left, and a step with no time left is skipped and says so. A short summary table is
 # printed last. $OUT gets five files (the device tool returns at most 8):
@@ -236,7 +237,8 @@ do_sanitize() {
     local log="$EXTRA/sanitizer_$tool.log"
     : >"$log"
     case $tool in memcheck) lim=90 ;; racecheck) lim=90 ;; *) lim=60 ;; esac
-    MLA_VAR3_GRID=small step $lim "$log" compute-sanitizer --tool $tool --print-limit 100 "$exe"
+    MLA_VAR3_VERSIONS=${MLA_VAR3_SANITIZE_VERSIONS:-${MLA_VAR3_VERSIONS:-}} MLA_VAR3_GRID=small \
+      step $lim "$log" compute-sanitizer --tool $tool --print-limit 100 "$exe"
     local rc=$?
     local s
     s=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed 's/^=* *//')

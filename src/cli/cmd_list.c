@@ -40,9 +40,9 @@ int cli_cmd_list(int argc, char **argv)
             snprintf(here, sizeof here, "skipped: %s", why);
         }
         snprintf(ver, sizeof ver, "v%d", kv->version);
-        cli_info("%-18s %-4s %-9s %-8s %-28s %-5d %-28s %s\n", mla_design_name(kv->design), ver,
+        cli_info("%-18s %-4s %-9s %-8s %-28s %-5d %-28s %s%s\n", mla_design_name(kv->design), ver,
                  mla_tier_name(kv->tier), mla_target_name(kv->target), stages, kv->num_candidates, here,
-                 kv->note ? kv->note : "");
+                 kv->not_default ? "[not the default: run by name] " : "", kv->note ? kv->note : "");
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", kv->name);
         cJSON_AddStringToObject(o, "design", mla_design_name(kv->design));
@@ -55,6 +55,7 @@ int cli_cmd_list(int argc, char **argv)
         cJSON_AddNumberToObject(o, "candidates", kv->num_candidates);
         cJSON_AddStringToObject(o, "note", kv->note ? kv->note : "");
         cJSON_AddBoolToObject(o, "runnable", runnable);
+        cJSON_AddBoolToObject(o, "not_default", kv->not_default != 0);
         cJSON_AddStringToObject(o, "status", here);
         cJSON_AddItemToArray(arr, o);
     }

@@ -177,7 +177,10 @@ const mla_kernel_version *mla_registry_default(mla_design design, int cc_major, 
         if (!kv || kv->design != design) continue;
         any = 1;
         if (!mla_arch_allows(kv->target, cc_major, cc_minor, NULL, 0)) continue;
-        if (!best || kv->version > best->version) best = kv;
+        /* a preferred version beats any not_default one; then the newest wins */
+        if (!best || (best->not_default && !kv->not_default) ||
+            (best->not_default == kv->not_default && kv->version > best->version))
+            best = kv;
     }
     if (best) return best;
     if (!any) {

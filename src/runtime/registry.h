@@ -86,6 +86,9 @@ typedef struct mla_kernel_version {
     mla_status (*prepare)(const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev);
     /* Enqueue the stages in args->stage_mask on args->stream. No allocation, no sync. */
     mla_status (*launch)(const mla_tiling *t, const mla_launch_args *args);
+    /* 1: never picked by default while another version passes the gate (a kept experiment
+     * that measured slower than an older version); it still runs when named. */
+    int not_default;
 } mla_kernel_version;
 
 /* The table, in registry order (design, then version). */
@@ -93,8 +96,8 @@ int mla_registry_count(void);
 const mla_kernel_version *mla_registry_get(int i);
 const mla_kernel_version *mla_registry_find(const char *name);
 
-/* Newest version of `design` that passes the architecture gate for cc major.minor; NULL and a
- * reason if none. */
+/* Newest version of `design` that passes the architecture gate for cc major.minor, preferring
+ * versions without not_default; NULL and a reason if none. */
 const mla_kernel_version *mla_registry_default(mla_design design, int cc_major, int cc_minor,
                                                char *why, size_t why_len);
 

@@ -95,7 +95,8 @@ static void test_synthetic(void)
     CHECK(mla_arch_allows((mla_target)42, 9, 0, why, sizeof why) == 0 && why[0], "unknown target allowed");
 }
 
-/* The newest linked version of `design` whose target passes, computed independently. */
+/* The newest linked version of `design` whose target passes (versions marked not_default only
+ * when nothing else passes), computed independently. */
 static const mla_kernel_version *expected_default(mla_design design, int major, int minor)
 {
     const mla_kernel_version *best = NULL;
@@ -105,7 +106,10 @@ static const mla_kernel_version *expected_default(mla_design design, int major, 
         int ok = kv->target == MLA_TARGET_SM80_PLUS ? major >= 8
                : kv->target == MLA_TARGET_SM90A    ? (major == 9 && minor == 0)
                                                    : (major == 10 && minor == 0);
-        if (ok && (!best || kv->version > best->version)) best = kv;
+        if (!ok) continue;
+        if (!best) { best = kv; continue; }
+        int better = best->not_default != kv->not_default ? !kv->not_default : kv->version > best->version;
+        if (better) best = kv;
     }
     return best;
 }

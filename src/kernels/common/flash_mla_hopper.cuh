@@ -295,7 +295,7 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
 }  // namespace mla
 
 // The registry entry of a hopper flash_mla version: thin callbacks over the shared glue.
-#define MLA_FMH_REGISTER(sym, ver, note_text)                                                                   \
+#define MLA_FMH_REGISTER(sym, ver, not_default, note_text)                                                                   \
     namespace {                                                                                                \
     const mla_tiling kCandidates[] = {                                                                         \
         {64, 64, 12, 2, 0}, {64, 64, 12, 2, 1}, {64, 64, 12, 2, 2}, {64, 64, 12, 2, 4}, {64, 64, 12, 2, 8},    \
@@ -321,5 +321,5 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
     extern "C" const mla_kernel_version sym = {                                                                \
         kVersion.name, MLA_DESIGN_FLASH_MLA, ver, MLA_TIER_HOPPER, MLA_TARGET_SM90A, note_text, 2,            \
         {"main", "combine", nullptr, nullptr}, (int)(sizeof kCandidates / sizeof kCandidates[0]), kCandidates, \
-        v_validate, v_stage, v_ws, v_prepare, v_launch,                                                        \
+        v_validate, v_stage, v_ws, v_prepare, v_launch, not_default,                                           \
     };

@@ -191,5 +191,5 @@ constexpr fmh::Version kVersion = {"flash_mla_v1", flash_mla_v1, SMEM_BYTES};
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v1, 1,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v1, 1, 0,
                  "hopper: TMA pages on mbarriers, producer + 2 consumer warpgroups, wgmma QK^T/PV, split-KV + PDL combine")

@@ -232,5 +232,5 @@ constexpr fmh::Version kVersion = {"flash_mla_v2", flash_mla_v2, SMEM_BYTES};
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v2, 2,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v2, 2, 1,
                  "hopper: v1 with PV(j) and QK^T(j+1) chained (one wgmma batch per page), P in the page's RoPE box")

@@ -60,19 +60,7 @@ static void base_problem(mla_problem *pb, mla_design d, int b, int h, int t, int
 /* --versions=a,b: only these versions (NULL: all). */
 static const char *g_only;
 
-static int version_selected(const char *name)
-{
-    if (!g_only) return 1;
-    size_t n = strlen(name);
-    for (const char *p = g_only; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        if (!e) break;
-        p = e + 1;
-    }
-    return 0;
-}
+static int version_selected(const char *name) { return !g_only || mla_name_in_list(g_only, name); }
 
 static void add_problem(grid *g, const mla_problem *pb)
 {

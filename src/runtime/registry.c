@@ -356,3 +356,17 @@ int mla_validate_tiling(const mla_kernel_version *kv, const mla_tiling *t, const
     }
     return 1;
 }
+
+int mla_name_in_list(const char *list, const char *name)
+{
+    if (!list || !name) return 0;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}

@@ -95,6 +95,8 @@ typedef struct mla_kernel_version {
 int mla_registry_count(void);
 const mla_kernel_version *mla_registry_get(int i);
 const mla_kernel_version *mla_registry_find(const char *name);
+/* 1 if `name` is one of the comma-separated names in `list` ("flash_mla_v1,flash_mla_v2"). */
+int mla_name_in_list(const char *list, const char *name);
 
 /* Newest version of `design` that passes the architecture gate for cc major.minor, preferring
  * versions without not_default; NULL and a reason if none. */

@@ -196,20 +196,6 @@ static int gen_case(const kcase *c, mla_gen *g)
     return 1;
 }
 
-/* 1 if `name` is one of the comma-separated names in `list`. */
-static int name_listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        if (!e) break;
-        p = e + 1;
-    }
-    return 0;
-}
-
 int main(void)
 {
     if (mla_device_count() == 0) {
@@ -242,7 +228,7 @@ int main(void)
         const mla_kernel_version *kv = mla_registry_get(i);
         if (!kv) continue;
         char why[256] = "";
-        if (only && !name_listed(only, kv->name)) continue;
+        if (only && !mla_name_in_list(only, kv->name)) continue;
         if (!mla_arch_allows(kv->target, dev.cc_major, dev.cc_minor, why, sizeof why)) {
             printf("SKIP %s: %s\n", kv->name, why);
             skipped += ncases;

@@ -147,6 +147,105 @@ __device__ __forceinline__ void store_rows(const LatentPolicy<DA, DB> &pol, cons
     }
 }
 
+// Consumer state of one warpgroup: its output columns, running max / sum and row limits.
+struct Consumer {
+    int w, ct, lane, c4, r0, r1, lim0, lim1;
+    float m_run0, m_run1, l_run0, l_run1;
+};
+
+// Softmax of page j from S (already complete): mask, exchange row maxima (named barrier 1),
+// zero the V tail of the page, write P (bf16, swizzled) into the 64 x 64 tile sP (columns of
+// this consumer's 32 tokens), update the running sums. Returns the O rescale factors. Ends with
+// the proxy fence; the caller's barrier 2 publishes P.
+__device__ __forceinline__ void softmax_page(const LatentPolicy<DA, DB> &pol, int j, char *sK, char *sP,
+                                             float *red, float sl2, Consumer &c, float (&s)[16], float &al0,
+                                             float &al1)
+{
+    const int tok0 = j * BN + c.w * 32 + 2 * c.c4;
+    float mx0 = -CUDART_INF_F, mx1 = -CUDART_INF_F;
+#pragma unroll
+    for (int n = 0; n < 4; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int tk = tok0 + n * 8 + e;
+            s[4 * n + e] = tk < c.lim0 ? s[4 * n + e] * sl2 : -CUDART_INF_F;
+            s[4 * n + 2 + e] = tk < c.lim1 ? s[4 * n + 2 + e] * sl2 : -CUDART_INF_F;
+            mx0 = fmaxf(mx0, s[4 * n + e]);
+            mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
+        }
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+    if (c.c4 == 0) {
+        red[c.w * BM + c.r0] = mx0;
+        red[c.w * BM + c.r1] = mx1;
+    }
+    // Both maxima are in, and both consumers' QK^T of this page is complete: K is dead.
+    named_bar_sync(1, CONSUMERS);
+    const float mn0 = fmaxf(c.m_run0, fmaxf(red[c.r0], red[BM + c.r0]));
+    const float mn1 = fmaxf(c.m_run1, fmaxf(red[c.r1], red[BM + c.r1]));
+    const float mu0 = mn0 == -CUDART_INF_F ? 0.f : mn0;  // a row with nothing visible yet
+    const float mu1 = mn1 == -CUDART_INF_F ? 0.f : mn1;
+    al0 = exp2f(c.m_run0 - mu0);
+    al1 = exp2f(c.m_run1 - mu1);
+    c.m_run0 = mn0;
+    c.m_run1 = mn1;
+    zero_tail_rows(pol, j, c.ct, sK);
+
+    float ps0 = 0.f, ps1 = 0.f;
+#pragma unroll
+    for (int n = 0; n < 4; ++n) {
+        const float p0 = exp2f(s[4 * n] - mu0), p1 = exp2f(s[4 * n + 1] - mu0);
+        const float p2 = exp2f(s[4 * n + 2] - mu1), p3 = exp2f(s[4 * n + 3] - mu1);
+        ps0 += p0 + p1;
+        ps1 += p2 + p3;
+        const int col = c.w * 32 + n * 8 + 2 * c.c4;
+        *reinterpret_cast<uint32_t *>(sP + sw128(c.r0, col)) = pack_bf16x2(p0, p1);
+        *reinterpret_cast<uint32_t *>(sP + sw128(c.r1, col)) = pack_bf16x2(p2, p3);
+    }
+    c.l_run0 = c.l_run0 * al0 + ps0;  // this thread's columns only: reduced once at the end
+    c.l_run1 = c.l_run1 * al1 + ps1;
+    ptx::fence_proxy_async(ptx::space_shared);
+}
+
+// After the last page: row sums (thread -> quad -> both consumers through `red`, which the
+// other consumer finished reading before the last barrier 2) and the final store.
+__device__ __forceinline__ void finish(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits, int split,
+                                       const KvRange &kr, const Consumer &c, float *red, const float (&o)[128])
+{
+    float l0 = c.l_run0, l1 = c.l_run1;
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    if (c.c4 == 0) {
+        red[c.w * BM + c.r0] = l0;
+        red[c.w * BM + c.r1] = l1;
+    }
+    named_bar_sync(1, CONSUMERS);
+    const float lt[2] = {red[c.r0] + red[BM + c.r0], red[c.r1] + red[BM + c.r1]};
+    const float mr[2] = {c.m_run0, c.m_run1};
+    store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr);
+}
+
+// Consumer setup: roles, rows, row limits, running state.
+__device__ __forceinline__ Consumer make_consumer(const LatentPolicy<DA, DB> &pol, const KvRange &kr, int tid)
+{
+    Consumer c;
+    c.w = (tid >> 7) - 1;
+    c.ct = tid - 128;
+    c.lane = tid & 31;
+    c.c4 = c.lane & 3;
+    c.r0 = 16 * ((tid >> 5) & 3) + (c.lane >> 2);
+    c.r1 = c.r0 + 8;
+    c.lim0 = kr.m0 + c.r0 < pol.rows ? pol.row_limit(kr.m0 + c.r0) : 0;
+    c.lim1 = kr.m0 + c.r1 < pol.rows ? pol.row_limit(kr.m0 + c.r1) : 0;
+    c.m_run0 = c.m_run1 = -CUDART_INF_F;
+    c.l_run0 = c.l_run1 = 0.f;
+    return c;
+}
+
 // A template so that each version's translation unit may instantiate it (vague linkage).
 template <int DV>
 __global__ void __launch_bounds__(256)

@@ -61,23 +61,17 @@ flash_mla_v1(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
 
     // --------------------------------------------------------------------------- consumers
     setmaxnreg_inc<232>();
-    const int w = wg - 1;                   // which 32 tokens of S, which 256 output columns
-    const int ct = tid - 128;               // 0..255 over both consumers
-    const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, c4 = lane & 3;
+    Consumer c = make_consumer(pol, kr, tid);  // w: which 32 tokens of S, which 256 columns of O
     char *sP = smem + OFF_P;
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
-    load_q(pol, kr.m0, ct, smem + OFF_Q);
+    load_q(pol, kr.m0, c.ct, smem + OFF_Q);
     named_bar_sync(1, CONSUMERS);
 
-    const int r0 = 16 * warp + g, r1 = r0 + 8;  // this thread's two rows of the tile
-    const int lim0 = kr.m0 + r0 < pol.rows ? pol.row_limit(kr.m0 + r0) : 0;
-    const int lim1 = kr.m0 + r1 < pol.rows ? pol.row_limit(kr.m0 + r1) : 0;
     const uint32_t q_base = smem_addr(smem + OFF_Q), p_base = smem_addr(sP);
 
     float o[128];
 #pragma unroll
     for (int i = 0; i < 128; ++i) o[i] = 0.f;
-    float m_run0 = -CUDART_INF_F, m_run1 = -CUDART_INF_F, l_run0 = 0.f, l_run1 = 0.f;
 
     for (int j = kr.b0, i = 0; j < kr.b1; ++j, ++i) {
         const int st = i % STAGES;
@@ -95,59 +89,14 @@ flash_mla_v1(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
         for (int kk = 0; kk < DQK / 16; ++kk) {
             const uint32_t koff = (kk >> 2) * BOX_BYTES + (kk & 3) * 32;
             wgmma_m64n32k16_ss<0>(s, gmma_desc_sw128(q_base + koff, 16, 1024),
-                                  gmma_desc_sw128(k_base + koff + w * 32 * 128, 16, 1024), kk > 0);
+                                  gmma_desc_sw128(k_base + koff + c.w * 32 * 128, 16, 1024), kk > 0);
         }
         wgmma_commit();
         wgmma_wait<0>();
         reg_fence(s);
 
-        // Mask (causal / past the request) and scale to log2 units; local row maxima.
-        const int tok0 = j * BN + w * 32 + 2 * c4;
-        float mx0 = -CUDART_INF_F, mx1 = -CUDART_INF_F;
-#pragma unroll
-        for (int n = 0; n < 4; ++n)
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const int tk = tok0 + n * 8 + e;
-                s[4 * n + e] = tk < lim0 ? s[4 * n + e] * sl2 : -CUDART_INF_F;
-                s[4 * n + 2 + e] = tk < lim1 ? s[4 * n + 2 + e] * sl2 : -CUDART_INF_F;
-                mx0 = fmaxf(mx0, s[4 * n + e]);
-                mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
-            }
-        mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-        mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
-        mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-        mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
-        if (c4 == 0) {
-            red[w * BM + r0] = mx0;
-            red[w * BM + r1] = mx1;
-        }
-        // Both consumers' maxima are in; both have also finished reading K of this stage.
-        named_bar_sync(1, CONSUMERS);
-        const float mn0 = fmaxf(m_run0, fmaxf(red[r0], red[BM + r0]));
-        const float mn1 = fmaxf(m_run1, fmaxf(red[r1], red[BM + r1]));
-        const float mu0 = mn0 == -CUDART_INF_F ? 0.f : mn0;  // a row with nothing visible yet
-        const float mu1 = mn1 == -CUDART_INF_F ? 0.f : mn1;
-        const float al0 = exp2f(m_run0 - mu0), al1 = exp2f(m_run1 - mu1);
-        m_run0 = mn0;
-        m_run1 = mn1;
-        zero_tail_rows(pol, j, ct, sK);
-
-        // P = exp2(S - m) in bf16 into the swizzled 64 x 64 P tile (columns 32w..32w+31).
-        float ps0 = 0.f, ps1 = 0.f;
-#pragma unroll
-        for (int n = 0; n < 4; ++n) {
-            const float p0 = exp2f(s[4 * n] - mu0), p1 = exp2f(s[4 * n + 1] - mu0);
-            const float p2 = exp2f(s[4 * n + 2] - mu1), p3 = exp2f(s[4 * n + 3] - mu1);
-            ps0 += p0 + p1;
-            ps1 += p2 + p3;
-            const int col = w * 32 + n * 8 + 2 * c4;
-            *reinterpret_cast<uint32_t *>(sP + sw128(r0, col)) = pack_bf16x2(p0, p1);
-            *reinterpret_cast<uint32_t *>(sP + sw128(r1, col)) = pack_bf16x2(p2, p3);
-        }
-        l_run0 = l_run0 * al0 + ps0;  // this thread's columns only: reduced once at the end
-        l_run1 = l_run1 * al1 + ps1;
-        ptx::fence_proxy_async(ptx::space_shared);
+        float al0, al1;
+        softmax_page(pol, j, sK, sP, red, sl2, c, s, al0, al1);
         named_bar_sync(2, CONSUMERS);  // all of P (and the zeroed V rows) written
 
         // O[:, 256w .. 256w + 256) = O * alpha + P . V
@@ -163,28 +112,15 @@ flash_mla_v1(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk)
             wgmma_m64n256k16_ss<1>(o, gmma_desc_sw128(p_base + kk * 32, 16, 1024),
-                                   gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
+                                   gmma_desc_sw128(k_base + 4 * c.w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
         wgmma_commit();
         wgmma_wait<0>();
         reg_fence(o);
         __syncwarp();
-        if (lane == 0) ptx::mbarrier_arrive(&empty[st]);  // stage free for the producer
+        if (c.lane == 0) ptx::mbarrier_arrive(&empty[st]);  // stage free for the producer
     }
 
-    // Row sums: this thread's columns -> the quad -> both consumers.
-    l_run0 += __shfl_xor_sync(0xffffffffu, l_run0, 1);
-    l_run0 += __shfl_xor_sync(0xffffffffu, l_run0, 2);
-    l_run1 += __shfl_xor_sync(0xffffffffu, l_run1, 1);
-    l_run1 += __shfl_xor_sync(0xffffffffu, l_run1, 2);
-    // Safe to reuse `red`: the other consumer read its last maxima before the final bar 2.
-    if (c4 == 0) {
-        red[w * BM + r0] = l_run0;
-        red[w * BM + r1] = l_run1;
-    }
-    named_bar_sync(1, CONSUMERS);
-    const float lt[2] = {red[r0] + red[BM + r0], red[r1] + red[BM + r1]};
-    const float mr[2] = {m_run0, m_run1};
-    store_rows(pol, to, nsplits, blockIdx.y, kr, w, r0, c4, o, lt, mr);
+    finish(pol, to, nsplits, blockIdx.y, kr, c, red, o);
 }
 
 constexpr fmh::Version kVersion = {"flash_mla_v1", flash_mla_v1, SMEM_BYTES};

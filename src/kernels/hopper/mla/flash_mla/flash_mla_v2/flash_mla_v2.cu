@@ -34,12 +34,6 @@ constexpr int P_BOX = NBOX - 1;  // the RoPE box of a page, reused for P after Q
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v2 exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
-// Consumer state of one warpgroup: its output columns, running max / sum and row limits.
-struct Consumer {
-    int w, ct, lane, c4, r0, r1, lim0, lim1;
-    float m_run0, m_run1, l_run0, l_run1;
-};
-
 // S(16 regs) = Q . K^T for tokens [32w, 32w + 32) of the page at k_base: issued, committed, not waited.
 __device__ __forceinline__ void issue_qk(uint32_t q_base, uint32_t k_base, int w, float (&s)[16])
 {
@@ -68,61 +62,6 @@ __device__ __forceinline__ void issue_pv(uint32_t k_base, int w, float (&o)[128]
     wgmma_commit();
 }
 
-// Softmax of page j from S (already complete): mask, exchange row maxima (bar 1), zero the V
-// tail, write P into the page's RoPE box, update the running sums. Returns the O rescale
-// factors. Ends with the proxy fence; the caller's bar 2 publishes P.
-__device__ __forceinline__ void softmax_page(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *red,
-                                             float sl2, Consumer &c, float (&s)[16], float &al0, float &al1)
-{
-    const int tok0 = j * BN + c.w * 32 + 2 * c.c4;
-    float mx0 = -CUDART_INF_F, mx1 = -CUDART_INF_F;
-#pragma unroll
-    for (int n = 0; n < 4; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            const int tk = tok0 + n * 8 + e;
-            s[4 * n + e] = tk < c.lim0 ? s[4 * n + e] * sl2 : -CUDART_INF_F;
-            s[4 * n + 2 + e] = tk < c.lim1 ? s[4 * n + 2 + e] * sl2 : -CUDART_INF_F;
-            mx0 = fmaxf(mx0, s[4 * n + e]);
-            mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
-        }
-    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
-    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
-    if (c.c4 == 0) {
-        red[c.w * BM + c.r0] = mx0;
-        red[c.w * BM + c.r1] = mx1;
-    }
-    // Both maxima are in, and both consumers' QK^T of this page is complete: K is dead.
-    named_bar_sync(1, CONSUMERS);
-    const float mn0 = fmaxf(c.m_run0, fmaxf(red[c.r0], red[BM + c.r0]));
-    const float mn1 = fmaxf(c.m_run1, fmaxf(red[c.r1], red[BM + c.r1]));
-    const float mu0 = mn0 == -CUDART_INF_F ? 0.f : mn0;  // a row with nothing visible yet
-    const float mu1 = mn1 == -CUDART_INF_F ? 0.f : mn1;
-    al0 = exp2f(c.m_run0 - mu0);
-    al1 = exp2f(c.m_run1 - mu1);
-    c.m_run0 = mn0;
-    c.m_run1 = mn1;
-    zero_tail_rows(pol, j, c.ct, sK);
-
-    char *sP = sK + P_BOX * BOX_BYTES;
-    float ps0 = 0.f, ps1 = 0.f;
-#pragma unroll
-    for (int n = 0; n < 4; ++n) {
-        const float p0 = exp2f(s[4 * n] - mu0), p1 = exp2f(s[4 * n + 1] - mu0);
-        const float p2 = exp2f(s[4 * n + 2] - mu1), p3 = exp2f(s[4 * n + 3] - mu1);
-        ps0 += p0 + p1;
-        ps1 += p2 + p3;
-        const int col = c.w * 32 + n * 8 + 2 * c.c4;
-        *reinterpret_cast<uint32_t *>(sP + sw128(c.r0, col)) = pack_bf16x2(p0, p1);
-        *reinterpret_cast<uint32_t *>(sP + sw128(c.r1, col)) = pack_bf16x2(p2, p3);
-    }
-    c.l_run0 = c.l_run0 * al0 + ps0;  // this thread's columns only: reduced once at the end
-    c.l_run1 = c.l_run1 * al1 + ps1;
-    ptx::fence_proxy_async(ptx::space_shared);
-}
-
 __global__ void __launch_bounds__(NTHREADS, 1)
 flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,
              float sl2, TileOut to)
@@ -147,17 +86,7 @@ flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
 
     // --------------------------------------------------------------------------- consumers
     setmaxnreg_inc<232>();
-    Consumer c;
-    c.w = wg - 1;
-    c.ct = tid - 128;
-    c.lane = tid & 31;
-    c.c4 = c.lane & 3;
-    c.r0 = 16 * ((tid >> 5) & 3) + (c.lane >> 2);
-    c.r1 = c.r0 + 8;
-    c.lim0 = kr.m0 + c.r0 < pol.rows ? pol.row_limit(kr.m0 + c.r0) : 0;
-    c.lim1 = kr.m0 + c.r1 < pol.rows ? pol.row_limit(kr.m0 + c.r1) : 0;
-    c.m_run0 = c.m_run1 = -CUDART_INF_F;
-    c.l_run0 = c.l_run1 = 0.f;
+    Consumer c = make_consumer(pol, kr, tid);
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
     load_q(pol, kr.m0, c.ct, smem + OFF_Q);
     named_bar_sync(1, CONSUMERS);
@@ -176,7 +105,7 @@ flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
         wgmma_wait<0>();
         reg_fence(s);
         float al0, al1;  // O is still zero: nothing to rescale
-        softmax_page(pol, kr.b0, stage_ptr(0), red, sl2, c, s, al0, al1);
+        softmax_page(pol, kr.b0, stage_ptr(0), stage_ptr(0) + P_BOX * BOX_BYTES, red, sl2, c, s, al0, al1);
         named_bar_sync(2, CONSUMERS);
     }
     // Steady state: every page but the last has a successor. The last page is peeled off so
@@ -194,7 +123,8 @@ flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
         wgmma_wait<0>();
         reg_fence(s);
         float al0, al1;
-        softmax_page(pol, j + 1, stage_ptr(i + 1), red, sl2, c, s, al0, al1);
+        softmax_page(pol, j + 1, stage_ptr(i + 1), stage_ptr(i + 1) + P_BOX * BOX_BYTES, red, sl2, c, s, al0,
+                     al1);
 #pragma unroll
         for (int n = 0; n < 32; ++n) {
             o[4 * n] *= al0;
@@ -211,21 +141,7 @@ flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
         // (no release: the producer has nothing left to load)
     }
 
-    // Row sums: this thread's columns -> the quad -> both consumers.
-    float l0 = c.l_run0, l1 = c.l_run1;
-    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-    // Safe to reuse `red`: the other consumer read its last maxima before the last bar 2.
-    if (c.c4 == 0) {
-        red[c.w * BM + c.r0] = l0;
-        red[c.w * BM + c.r1] = l1;
-    }
-    named_bar_sync(1, CONSUMERS);
-    const float lt[2] = {red[c.r0] + red[BM + c.r0], red[c.r1] + red[BM + c.r1]};
-    const float mr[2] = {c.m_run0, c.m_run1};
-    store_rows(pol, to, nsplits, blockIdx.y, kr, c.w, c.r0, c.c4, o, lt, mr);
+    finish(pol, to, nsplits, blockIdx.y, kr, c, red, o);
 }
 
 constexpr fmh::Version kVersion = {"flash_mla_v2", flash_mla_v2, SMEM_BYTES};

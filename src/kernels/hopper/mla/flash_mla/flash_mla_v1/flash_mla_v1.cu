@@ -14,8 +14,8 @@
 //   a shared P tile; then each accumulates its own 256 of the 512 output columns
 //   (wgmma m64n256k16, P from shared memory, V = the first 512 dims of the same page read
 //   MN-major: no transposed copy of the cache). The page goes back to the producer when both
-//   consumers' PV has completed. Every phase waits for the previous one (no overlap of the
-//   softmax with the tensor cores: flash_mla_v2 adds that).
+//   consumers' PV has completed. Every phase waits for the previous one, so the tensor cores
+//   idle during each softmax (flash_mla_v2 tried two reorderings; see docs/kernels/flash_mla.md).
 // - Split-KV: each split writes a normalised fp32 partial and its lse; the combine is launched
 //   with programmatic dependent launch so that its launch overlaps the main grid's tail.
 //

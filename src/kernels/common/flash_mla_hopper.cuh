@@ -85,6 +85,35 @@ __device__ __forceinline__ void produce_pages(const CUtensorMap *tmap, const Lat
     }
 }
 
+// Like produce_pages, but each of the 9 boxes completes on its own barrier full[st * NBOX + c],
+// so that QK^T can start on the first box while the others are still landing.
+__device__ __forceinline__ void init_barriers_boxed(uint64_t *full, uint64_t *empty)
+{
+    for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
+    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&empty[s], CONSUMERS / 32);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+}
+
+__device__ __forceinline__ void produce_pages_boxed(const CUtensorMap *tmap, const LatentArgs &a, int r, int b0,
+                                                    int b1, char *stages, uint64_t *full, uint64_t *empty)
+{
+    const int *bt = a.block_table + (long long)r * a.bt_stride;
+    for (int j = b0, i = 0; j < b1; ++j, ++i) {
+        const int st = i % STAGES;
+        wait_parity(&empty[st], ((i / STAGES) & 1) ^ 1);
+        const int page = __ldg(bt + j);
+        char *dst = stages + (size_t)st * TILE_BYTES;
+#pragma unroll
+        for (int c = 0; c < NBOX; ++c) {
+            uint64_t *bar = &full[st * NBOX + c];
+            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
+                                           (uint32_t)BOX_BYTES);
+            const int32_t crd[2] = {c * 64, page * BN};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, dst + c * BOX_BYTES, tmap, crd, bar);
+        }
+    }
+}
+
 // Q (64 x 576) into nine swizzled 64 x 64 boxes by the 256 consumer threads (ct = 0..255);
 // rows past the request's s*h are zero. Ends with the proxy fence: wgmma reads it next.
 __device__ __forceinline__ void load_q(const LatentPolicy<DA, DB> &pol, int m0, int ct, char *sQ)
@@ -103,12 +132,13 @@ __device__ __forceinline__ void load_q(const LatentPolicy<DA, DB> &pol, int m0, 
 
 // TMA cannot zero-fill inside a page: tokens past t_r hold whatever the page holds, and P = 0
 // times a NaN/Inf there would still poison O. Zero their V rows (dims 0..511) of the stage.
-// Call only once every consumer has finished reading the stage as K.
-__device__ __forceinline__ void zero_tail_rows(const LatentPolicy<DA, DB> &pol, int j, int ct, char *sK)
+// Call only once every reader of the stage as K is done; nthr threads take part (ct < nthr).
+__device__ __forceinline__ void zero_tail_rows(const LatentPolicy<DA, DB> &pol, int j, int ct, char *sK,
+                                               int nthr = CONSUMERS)
 {
     const int valid = pol.t_r - j * BN;
     if (valid >= BN) return;
-    for (int idx = ct; idx < (BN - valid) * 64; idx += CONSUMERS) {
+    for (int idx = ct; idx < (BN - valid) * 64; idx += nthr) {
         const int row = valid + (idx >> 6), q = idx & 63;
         *reinterpret_cast<uint4 *>(sK + (q >> 3) * BOX_BYTES + row * 128 + (q & 7) * 16) = make_uint4(0u, 0u, 0u, 0u);
     }

@@ -1,0 +1,355 @@
+// flash_mla_v3 (hopper, sm_90a only): absorbed MLA attention over the paged latent cache with a
+// "seesaw" between the two math warpgroups.
+//
+// Computes out[b, s, h, 512] = softmax(scale * q . c) @ c[:512] and lse[b, h, s] (MLA_SPEC.md
+// design 2). Same CTA shape, producer and host glue as flash_mla_v1 (64 rows x one split,
+// warpgroup 0 issues TMA loads into a 2-stage ring); what changes is how the consumers divide
+// the work. In v1 both consumers took half of every page's S and then half of every page's O,
+// so each phase waited for the other consumer and the tensor cores idled during every softmax.
+//
+// Here pages go in pairs (A, B). Consumer 0 owns page A, consumer 1 owns page B: each computes
+// the whole 64 x 64 S of its page (wgmma m64n64k16, box by box as the TMA boxes land) and its
+// softmax alone (no shared-memory reduction of row maxima). O stays split by columns (consumer
+// w holds O[:, 256w .. 256w + 256)), so each consumer multiplies both pages' P by its half of V:
+//
+//   consumer 0                               consumer 1
+//   S_A = Q K_A^T                            S_B = Q K_B^T (issued, runs under softmax A)
+//   m_A = max(m, rowmax S_A), P_A            .
+//   publish m_A, P_A (RoPE box of A) ---->   O_R = O_R * 2^(m - m_A) + P_A V_A[R]  (smem P)
+//   O_L = O_L * 2^(m - m_A) + P_A V_A[L]     m_B = max(m_A, rowmax S_B), P_B  (under both PVs)
+//     (P_A from registers)            <----  publish m_B, P_B (RoPE box of B)
+//   O_L = O_L * 2^(m_A - m_B) + P_B V_B[L]   O_R = O_R * 2^(m_A - m_B) + P_B V_B[R]  (registers)
+//   (next pair: each waits for its PV(B), releases B's stage, issues its QK^T)
+//
+// so one consumer's softmax always has the other's GEMMs queued under it. Only the row maxima
+// cross (64 floats per page), and P goes into the page's RoPE box, which is dead once its owner's
+// QK^T is done: shared memory is Q + 2 pages, 216 KB. Row sums stay per consumer (each sums the
+// P it computed, both rescaled to the common running max) and are added once at the end.
+//
+// Tiling knobs: as v1 (block_m = 64, block_n = 64, warps = 12, stages = 2 fixed; splits free).
+#include "flash_mla_hopper.cuh"
+
+namespace {
+using namespace mla;
+using namespace mla::fmh;
+
+constexpr size_t OFF_Q = 0;
+constexpr size_t OFF_K = OFF_Q + TILE_BYTES;
+constexpr size_t OFF_M = OFF_K + (size_t)STAGES * TILE_BYTES;  // float [2][64]: owners' row maxima
+constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]: final row sums
+constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], empty[STAGES]
+constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + STAGES) * sizeof(uint64_t) + 1024;
+static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
+static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
+
+// Named barriers: 1 = both consumers; 2 = "P_A published" (0 arrives, 1 waits); 3 = "P_B
+// published" (1 arrives, 0 waits); 4 + w = consumer w alone.
+constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
+constexpr int P_BOX = NBOX - 1;  // the RoPE box: K only, free for P after the owner's QK^T
+
+// S(64 x 64) = Q . K^T of one page, issued box by box as the boxes land; committed, not waited.
+__device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32_t k_base, uint64_t *full,
+                                         uint32_t parity)
+{
+    wgmma_fence();
+#pragma unroll
+    for (int c = 0; c < NBOX; ++c) {
+        wait_parity(&full[c], parity);
+#pragma unroll
+        for (int k4 = 0; k4 < 4; ++k4) {
+            const uint32_t off = c * BOX_BYTES + k4 * 32;
+            wgmma_m64n64k16_ss(s, gmma_desc_sw128(q_base + off, 16, 1024), gmma_desc_sw128(k_base + off, 16, 1024),
+                               c + k4 > 0);
+        }
+    }
+    wgmma_commit();
+}
+
+// Mask (causal / length) and scale S into log2 units; row maxima of this thread's rows over
+// the quad. Accumulator layout: s[4n + e] is (row r0, token 8n + 2c4 + e), s[4n + 2 + e] row r1.
+__device__ __forceinline__ void page_rowmax(const float (&acc)[32], float (&s)[32], int tok0, int lim0, int lim1,
+                                            float sl2, float &mx0, float &mx1)
+{
+    mx0 = mx1 = -CUDART_INF_F;
+#pragma unroll
+    for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int tk = tok0 + n * 8 + e;
+            s[4 * n + e] = tk < lim0 ? acc[4 * n + e] * sl2 : -CUDART_INF_F;
+            s[4 * n + 2 + e] = tk < lim1 ? acc[4 * n + 2 + e] * sl2 : -CUDART_INF_F;
+            mx0 = fmaxf(mx0, s[4 * n + e]);
+            mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
+        }
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+}
+
+// P = 2^(S - mu) as bf16 wgmma A fragments: k-step kk (tokens 16kk..16kk+15) is
+// pa[4kk .. 4kk+3] = {(r0, 8 first), (r1, 8 first), (r0, 8 second), (r1, 8 second)}. Adds the
+// thread's row sums (of the bf16-rounded P is not needed: O and l use the same fp32 P).
+__device__ __forceinline__ void page_exp(const float (&s)[32], float mu0, float mu1, uint32_t (&pa)[16],
+                                         float &ps0, float &ps1)
+{
+    ps0 = ps1 = 0.f;
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+        const float p0 = exp2f(s[4 * n] - mu0), p1 = exp2f(s[4 * n + 1] - mu0);
+        const float p2 = exp2f(s[4 * n + 2] - mu1), p3 = exp2f(s[4 * n + 3] - mu1);
+        ps0 += p0 + p1;
+        ps1 += p2 + p3;
+        pa[4 * (n >> 1) + 2 * (n & 1)] = pack_bf16x2(p0, p1);
+        pa[4 * (n >> 1) + 2 * (n & 1) + 1] = pack_bf16x2(p2, p3);
+    }
+}
+
+// P (64 x 64 bf16, swizzled like a TMA box) for the other consumer's PV.
+__device__ __forceinline__ void store_p(char *sP, const uint32_t (&pa)[16], int r0, int c4)
+{
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+        const int col = 8 * n + 2 * c4;
+        *reinterpret_cast<uint32_t *>(sP + sw128(r0, col)) = pa[4 * (n >> 1) + 2 * (n & 1)];
+        *reinterpret_cast<uint32_t *>(sP + sw128(r0 + 8, col)) = pa[4 * (n >> 1) + 2 * (n & 1) + 1];
+    }
+}
+
+__device__ __forceinline__ void scale_o(float (&o)[128], float f0, float f1)
+{
+#pragma unroll
+    for (int n = 0; n < 32; ++n) {
+        o[4 * n] *= f0;
+        o[4 * n + 1] *= f0;
+        o[4 * n + 2] *= f1;
+        o[4 * n + 3] *= f1;
+    }
+}
+
+// O[:, 256w..) += P . V[:, 256w..) with P from registers / from the page's P box.
+__device__ __forceinline__ void issue_pv_rs(float (&o)[128], const uint32_t (&pa)[16], uint32_t k_base, int w)
+{
+    reg_fence(o);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+        const uint32_t a4[4] = {pa[4 * kk], pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3]};
+        wgmma_m64n256k16_rs<1>(o, a4, gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
+    }
+    wgmma_commit();
+}
+
+__device__ __forceinline__ void issue_pv_ss(float (&o)[128], uint32_t k_base, int w)
+{
+    reg_fence(o);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+        wgmma_m64n256k16_ss<1>(o, gmma_desc_sw128(k_base + P_BOX * BOX_BYTES + kk * 32, 16, 1024),
+                               gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
+    wgmma_commit();
+}
+
+// The V half a non-owner reads (boxes 4w..4w+3) must have landed: wait on their barriers too
+// (already complete by then; the wait makes the TMA writes visible to this warpgroup).
+__device__ __forceinline__ void wait_v_half(uint64_t *full, uint32_t parity, int w)
+{
+#pragma unroll
+    for (int c = 0; c < 4; ++c) wait_parity(&full[4 * w + c], parity);
+}
+
+__device__ __forceinline__ void release(uint64_t *empty, int lane)
+{
+    __syncwarp();
+    if (lane == 0) ptx::mbarrier_arrive(empty);
+}
+
+__device__ __forceinline__ float finite_or_zero(float m) { return m == -CUDART_INF_F ? 0.f : m; }
+
+// Softmax of an owned page: from S to P (registers and the page's P box), the new running max
+// published to the other consumer through mb, O's rescale factors returned. `own` is the
+// consumer's 128-thread index.
+__device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb, float sl2,
+                                            Consumer &c, int own, const float (&acc)[32], uint32_t (&pa)[16],
+                                            float &f0, float &f1, float &ps0, float &ps1)
+{
+    // The accumulator is only read: writing it while the other PV group is open would make
+    // ptxas serialise every wgmma (C7515).
+    float s[32], mx0, mx1;
+    page_rowmax(acc, s, j * BN + 2 * c.c4, c.lim0, c.lim1, sl2, mx0, mx1);
+    const float mn0 = fmaxf(c.m_run0, mx0), mn1 = fmaxf(c.m_run1, mx1);
+    const float mu0 = finite_or_zero(mn0), mu1 = finite_or_zero(mn1);  // a row with nothing visible yet
+    f0 = exp2f(c.m_run0 - mu0);
+    f1 = exp2f(c.m_run1 - mu1);
+    c.m_run0 = mn0;
+    c.m_run1 = mn1;
+    page_exp(s, mu0, mu1, pa, ps0, ps1);
+    const bool tail = pol.t_r - j * BN < BN;  // CTA-uniform
+    if (tail) zero_tail_rows(pol, j, own, sK, 128);
+    store_p(sK + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
+    if (c.c4 == 0) {
+        mb[c.r0] = mn0;
+        mb[c.r1] = mn1;
+    }
+    ptx::fence_proxy_async(ptx::space_shared);
+    if (tail) named_bar_sync(BAR_OWN + c.w, 128);  // own zeroed V rows before own PV
+}
+
+// The other consumer's published max: O's rescale factors from our running max to it.
+__device__ __forceinline__ void adopt_max(const float *mb, Consumer &c, float &f0, float &f1)
+{
+    const float m0 = mb[c.r0], m1 = mb[c.r1];
+    f0 = exp2f(c.m_run0 - finite_or_zero(m0));
+    f1 = exp2f(c.m_run1 - finite_or_zero(m1));
+    c.m_run0 = m0;
+    c.m_run1 = m1;
+}
+
+__global__ void __launch_bounds__(NTHREADS, 1)
+flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,
+             float sl2, TileOut to)
+{
+    extern __shared__ char smem_raw[];
+    char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+    pdl_launch_dependents();
+
+    // The warpgroup index through a shuffle: visibly warp-uniform to ptxas, which otherwise
+    // treats the role branches as divergent and serialises every wgmma (C7520).
+    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
+    LatentPolicy<DA, DB> pol(&a, blockIdx.z);
+    const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
+    uint64_t *empty = full + STAGES * NBOX;
+    if (tid == 0) init_barriers_boxed(full, empty);
+    __syncthreads();
+
+    if (wg == 0) {  // ------------------------------------------------------------ producer
+        setmaxnreg_dec<40>();
+        if (tid == 0) produce_pages_boxed(&tmap, a, pol.r, kr.b0, kr.b1, smem + OFF_K, full, empty);
+        return;
+    }
+
+    // --------------------------------------------------------------------------- consumers
+    setmaxnreg_inc<232>();
+    Consumer c = make_consumer(pol, kr, tid);
+    c.w = wg - 1;
+    const int own = c.ct & 127;
+    float *mb = reinterpret_cast<float *>(smem + OFF_M);
+    float *red = reinterpret_cast<float *>(smem + OFF_RED);
+    load_q(pol, kr.m0, c.ct, smem + OFF_Q);
+    named_bar_sync(1, CONSUMERS);
+
+    const uint32_t q_base = smem_addr(smem + OFF_Q);
+    char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
+    const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
+    uint64_t *fullA = full, *fullB = full + NBOX;
+    const int np = kr.b1 - kr.b0;
+
+    float o[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) o[i] = 0.f;
+    float s[32];
+    uint32_t pa[16];
+    float f0, f1, g0, g1, ps0, ps1;
+
+    if (c.w == 0) {
+        // Owner of A = pages b0, b0 + 2, ...; O columns 0..255.
+        for (int i = 0; i < np; i += 2) {
+            const uint32_t par = (i >> 1) & 1;
+            const int jA = kr.b0 + i;
+            // PV(B_prev): the producer reloads B only once both halves are done. The waits are
+            // unconditional (no-ops when nothing is open) so that ptxas sees every wgmma group
+            // closed on every path; a conditional one makes it serialise all wgmma (C7514).
+            wgmma_wait<0>();
+            reg_fence(o);
+            if (i > 0) release(&empty[1], c.lane);
+            issue_qk(s, q_base, ka, fullA, par);
+            wgmma_wait<0>();
+            reg_fence(s);
+            own_softmax(pol, jA, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+            named_bar_arrive(BAR_PA, CONSUMERS);
+            c.l_run0 = c.l_run0 * f0 + ps0;
+            c.l_run1 = c.l_run1 * f1 + ps1;
+            scale_o(o, f0, f1);
+            issue_pv_rs(o, pa, ka, 0);
+            if (i + 1 < np) {
+                named_bar_sync(BAR_PB, CONSUMERS);
+                adopt_max(mb + BM, c, g0, g1);
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                release(&empty[0], c.lane);
+                c.l_run0 *= g0;
+                c.l_run1 *= g1;
+                scale_o(o, g0, g1);
+                wait_v_half(fullB, par, 0);
+                issue_pv_ss(o, kb, 0);  // waited at the top of the next pair
+            } else {
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                release(&empty[0], c.lane);
+            }
+        }
+        wgmma_wait<0>();
+        reg_fence(o);
+        if (np > 0 && !(np & 1)) release(&empty[1], c.lane);
+        // finish in each branch: with one call after both, the branches' accumulators merge
+        // into one set of registers and ptxas serialises every wgmma (C7515).
+        finish(pol, to, nsplits, blockIdx.y, kr, c, red, o);
+    } else {
+        // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
+        for (int i = 0; i < np; i += 2) {
+            const uint32_t par = (i >> 1) & 1;
+            const int jB = kr.b0 + i + 1;
+            const bool hasB = i + 1 < np;
+            // PV(B_prev) must be done before B's stage can be reloaded (waiting for B's boxes
+            // with it unreleased would deadlock) and before O is rescaled.
+            wgmma_wait<0>();
+            reg_fence(o);
+            reg_fence(pa);
+            if (i > 0) release(&empty[1], c.lane);
+            if (hasB) issue_qk(s, q_base, kb, fullB, par);  // runs while consumer 0 does softmax A
+            named_bar_sync(BAR_PA, CONSUMERS);
+            adopt_max(mb, c, f0, f1);
+            // S_B first (done by now, under softmax A): ptxas serialises every wgmma (C7515) if
+            // O is rescaled while another wgmma group is open.
+            wgmma_wait<0>();
+            reg_fence(s);
+            c.l_run0 *= f0;
+            c.l_run1 *= f1;
+            scale_o(o, f0, f1);
+            wait_v_half(fullA, par, 1);
+            issue_pv_ss(o, ka, 1);
+            if (hasB) {  // softmax B runs under both consumers' PV(A)
+                own_softmax(pol, jB, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+                named_bar_arrive(BAR_PB, CONSUMERS);
+                wgmma_wait<0>();
+                reg_fence(o);
+                release(&empty[0], c.lane);
+                c.l_run0 = c.l_run0 * g0 + ps0;
+                c.l_run1 = c.l_run1 * g1 + ps1;
+                scale_o(o, g0, g1);
+                issue_pv_rs(o, pa, kb, 1);  // waited at the top of the next pair
+            } else {
+                wgmma_wait<0>();
+                reg_fence(o);
+                release(&empty[0], c.lane);
+            }
+        }
+        wgmma_wait<0>();
+        reg_fence(o);
+        reg_fence(pa);
+        if (np > 0 && !(np & 1)) release(&empty[1], c.lane);
+        finish(pol, to, nsplits, blockIdx.y, kr, c, red, o);
+    }
+}
+
+constexpr fmh::Version kVersion = {"flash_mla_v3", flash_mla_v3, SMEM_BYTES};
+
+}  // namespace
+
+MLA_FMH_REGISTER(mla_kv_flash_mla_v3, 3, 0,
+                 "hopper: seesaw - each consumer owns alternate pages for QK^T/softmax, O split by columns, "
+                 "P from registers/RoPE box, per-box TMA barriers")

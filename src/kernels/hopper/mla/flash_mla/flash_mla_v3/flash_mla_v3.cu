@@ -37,23 +37,41 @@ constexpr size_t OFF_Q = 0;
 constexpr size_t OFF_K = OFF_Q + TILE_BYTES;
 constexpr size_t OFF_M = OFF_K + (size_t)STAGES * TILE_BYTES;  // float [2][64]: owners' row maxima
 constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]: final row sums
-constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], empty[STAGES]
-constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + STAGES) * sizeof(uint64_t) + 1024;
+constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], sums[2]
+constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1024;
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
-// Named barriers: 1 = both consumers; 2 = "P_A published" (0 arrives, 1 waits); 3 = "P_B
-// published" (1 arrives, 0 waits); 4 + w = consumer w alone.
+// Named barriers (one arrives, the other waits): 2 = "P_A published" (consumer 0 -> 1), 3 = "P_B
+// published" (1 -> 0); 1 = both consumers (Q); 4 + w = consumer w alone.
 constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
-constexpr int P_BOX = NBOX - 1;  // the RoPE box: K only, free for P after the owner's QK^T
+constexpr int P_BOX = NBOX - 1;
 
-// S(64 x 64) = Q . K^T of one page, issued box by box as the boxes land; committed, not waited.
+// Timeline probe (tools/probe/v3_trace.cu builds this file with MLA_V3_TRACE): SM clock at
+// fixed points of each pair, for CTA (0, 0, 0), one thread per consumer. Not in the library.
+#ifdef MLA_V3_TRACE
+__device__ long long g_v3_trace[2][64][8];
+#define V3_TR(w, pair, slot)                                                                  \
+    do {                                                                                       \
+        if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && (pair) < 64) \
+            g_v3_trace[w][pair][slot] = clock64();                                             \
+    } while (0)
+#else
+#define V3_TR(w, pair, slot) \
+    do {                     \
+    } while (0)
+#endif
+  // the RoPE box: K only, free for P after the owner's QK^T
+
+// S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
+// landed; committed, not waited. C0 == 0 starts a new S.
+template <int C0, int C1>
 __device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32_t k_base, uint64_t *full,
                                          uint32_t parity)
 {
     wgmma_fence();
 #pragma unroll
-    for (int c = 0; c < NBOX; ++c) {
+    for (int c = C0; c < C1; ++c) {
         wait_parity(&full[c], parity);
 #pragma unroll
         for (int k4 = 0; k4 < 4; ++k4) {
@@ -63,6 +81,21 @@ __device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32
         }
     }
     wgmma_commit();
+}
+
+// TMA of the boxes in `mask` of one page into a stage (one thread). Each box completes on its
+// own barrier; the caller is the last reader of those boxes, so no "empty" handshake is needed.
+__device__ __forceinline__ void load_boxes(const CUtensorMap *tmap, char *stage, uint64_t *full, int page,
+                                           unsigned mask)
+{
+#pragma unroll
+    for (int c = 0; c < NBOX; ++c) {
+        if (!(mask >> c & 1u)) continue;
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[c],
+                                       (uint32_t)BOX_BYTES);
+        const int32_t crd[2] = {c * 64, page * BN};
+        ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, stage + c * BOX_BYTES, tmap, crd, &full[c]);
+    }
 }
 
 // Mask (causal / length) and scale S into log2 units; row maxima of this thread's rows over
@@ -159,12 +192,6 @@ __device__ __forceinline__ void wait_v_half(uint64_t *full, uint32_t parity, int
     for (int c = 0; c < 4; ++c) wait_parity(&full[4 * w + c], parity);
 }
 
-__device__ __forceinline__ void release(uint64_t *empty, int lane)
-{
-    __syncwarp();
-    if (lane == 0) ptx::mbarrier_arrive(empty);
-}
-
 __device__ __forceinline__ float finite_or_zero(float m) { return m == -CUDART_INF_F ? 0.f : m; }
 
 // Softmax of an owned page: from S to P (registers and the page's P box), the new running max
@@ -206,6 +233,50 @@ __device__ __forceinline__ void adopt_max(const float *mb, Consumer &c, float &f
     c.m_run1 = m1;
 }
 
+// Row sums of both consumers added (each sums the P it computed), then the final store. The
+// consumers reach this from different code, so no shared bar.sync (one id at two program
+// points is "divergent" to synccheck): a chain through two mbarriers, each thread arriving
+// with release semantics, 0 -> 1 with consumer 0's sums, 1 -> 0 with the totals.
+__device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
+                                            int split, const KvRange &kr, const Consumer &c, float *red,
+                                            uint64_t *sums, const float (&o)[128])
+{
+    float l0 = c.l_run0, l1 = c.l_run1;
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    float lt[2];
+    if (c.w == 0) {
+        if (c.c4 == 0) {
+            red[c.r0] = l0;
+            red[c.r1] = l1;
+        }
+        ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[0]);
+        wait_parity(&sums[1], 0);
+        lt[0] = red[BM + c.r0];
+        lt[1] = red[BM + c.r1];
+    } else {
+        wait_parity(&sums[0], 0);
+        lt[0] = l0 + red[c.r0];
+        lt[1] = l1 + red[c.r1];
+        if (c.c4 == 0) {
+            red[BM + c.r0] = lt[0];
+            red[BM + c.r1] = lt[1];
+        }
+        ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[1]);
+    }
+    const float mr[2] = {c.m_run0, c.m_run1};
+    store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr);
+}
+
+// Who reloads what: a box is reloaded (TMA, by one thread) by the consumer that reads it last.
+//   page A (stage 0, owner 0): boxes 0-3 (K, V left) by consumer 0 after its PV(A);
+//                              boxes 4-8 (K, V right, P_A) by consumer 1 after its PV(A).
+//   page B (stage 1, owner 1): boxes 0-3 + 8 (K, V left, P_B) by consumer 0 after its PV(B);
+//                              boxes 4-7 (K, V right) by consumer 1 after its PV(B).
+constexpr unsigned A_BY0 = 0x00fu, A_BY1 = 0x1f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0u;
+
 __global__ void __launch_bounds__(NTHREADS, 1)
 flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,
              float sl2, TileOut to)
@@ -220,13 +291,25 @@ flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     LatentPolicy<DA, DB> pol(&a, blockIdx.z);
     const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
-    uint64_t *empty = full + STAGES * NBOX;
-    if (tid == 0) init_barriers_boxed(full, empty);
+    uint64_t *fullA = full, *fullB = full + NBOX;
+    char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
+    const int np = kr.b1 - kr.b0;
+    const int *bt = a.block_table + (long long)pol.r * a.bt_stride;
+    uint64_t *sums = full + STAGES * NBOX;
+    if (tid == 0) {
+        for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
+        ptx::mbarrier_init(&sums[0], 128);
+        ptx::mbarrier_init(&sums[1], 128);
+        ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    }
     __syncthreads();
 
-    if (wg == 0) {  // ------------------------------------------------------------ producer
+    if (wg == 0) {  // ------------------------------------------ producer: the first pair only
         setmaxnreg_dec<40>();
-        if (tid == 0) produce_pages_boxed(&tmap, a, pol.r, kr.b0, kr.b1, smem + OFF_K, full, empty);
+        if (tid == 0) {
+            if (np > 0) load_boxes(&tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
+            if (np > 1) load_boxes(&tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
+        }
         return;
     }
 
@@ -241,10 +324,7 @@ flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     named_bar_sync(1, CONSUMERS);
 
     const uint32_t q_base = smem_addr(smem + OFF_Q);
-    char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
     const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
-    uint64_t *fullA = full, *fullB = full + NBOX;
-    const int np = kr.b1 - kr.b0;
 
     float o[128];
 #pragma unroll
@@ -254,95 +334,106 @@ flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     float f0, f1, g0, g1, ps0, ps1;
 
     if (c.w == 0) {
-        // Owner of A = pages b0, b0 + 2, ...; O columns 0..255.
+        // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed at
+        // the end of pair k - 1 (split around the reload of B), so that consumer 1's QK^T of
+        // B runs under this softmax.
+        if (np > 0) issue_qk<0, NBOX>(s, q_base, ka, fullA, 0);
+        wgmma_wait<0>();
+        reg_fence(s);
         for (int i = 0; i < np; i += 2) {
             const uint32_t par = (i >> 1) & 1;
-            const int jA = kr.b0 + i;
-            // PV(B_prev): the producer reloads B only once both halves are done. The waits are
-            // unconditional (no-ops when nothing is open) so that ptxas sees every wgmma group
-            // closed on every path; a conditional one makes it serialise all wgmma (C7514).
-            wgmma_wait<0>();
-            reg_fence(o);
-            if (i > 0) release(&empty[1], c.lane);
-            issue_qk(s, q_base, ka, fullA, par);
-            wgmma_wait<0>();
-            reg_fence(s);
-            own_softmax(pol, jA, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+            const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+            const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+            const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+            V3_TR(0, i >> 1, 0);
+            own_softmax(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
             named_bar_arrive(BAR_PA, CONSUMERS);
+            V3_TR(0, i >> 1, 1);
             c.l_run0 = c.l_run0 * f0 + ps0;
             c.l_run1 = c.l_run1 * f1 + ps1;
             scale_o(o, f0, f1);
             issue_pv_rs(o, pa, ka, 0);
-            if (i + 1 < np) {
+            wgmma_wait<0>();
+            V3_TR(0, i >> 1, 2);
+            reg_fence(o);
+            reg_fence(pa);
+            if (nextA && own == 0) load_boxes(&tmap, sKA, fullA, pgA, A_BY0);
+            if (hasB) {
                 named_bar_sync(BAR_PB, CONSUMERS);
+                V3_TR(0, i >> 1, 3);
                 adopt_max(mb + BM, c, g0, g1);
-                wgmma_wait<0>();
-                reg_fence(o);
-                reg_fence(pa);
-                release(&empty[0], c.lane);
                 c.l_run0 *= g0;
                 c.l_run1 *= g1;
                 scale_o(o, g0, g1);
                 wait_v_half(fullB, par, 0);
-                issue_pv_ss(o, kb, 0);  // waited at the top of the next pair
+                issue_pv_ss(o, kb, 0);
+            }
+            // The next S_A: boxes 0-3 (reloaded above) behind PV(B); then, once PV(B) is done
+            // and B's boxes are reloaded, boxes 4-8 (reloaded by consumer 1 after its PV(A)).
+            if (nextA) {
+                issue_qk<0, 4>(s, q_base, ka, fullA, par ^ 1);
+                wgmma_wait<1>();
+                V3_TR(0, i >> 1, 4);
             } else {
                 wgmma_wait<0>();
-                reg_fence(o);
-                reg_fence(pa);
-                release(&empty[0], c.lane);
             }
-        }
-        wgmma_wait<0>();
-        reg_fence(o);
-        if (np > 0 && !(np & 1)) release(&empty[1], c.lane);
-        // finish in each branch: with one call after both, the branches' accumulators merge
-        // into one set of registers and ptxas serialises every wgmma (C7515).
-        finish(pol, to, nsplits, blockIdx.y, kr, c, red, o);
-    } else {
-        // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
-        for (int i = 0; i < np; i += 2) {
-            const uint32_t par = (i >> 1) & 1;
-            const int jB = kr.b0 + i + 1;
-            const bool hasB = i + 1 < np;
-            // PV(B_prev) must be done before B's stage can be reloaded (waiting for B's boxes
-            // with it unreleased would deadlock) and before O is rescaled.
-            wgmma_wait<0>();
             reg_fence(o);
-            reg_fence(pa);
-            if (i > 0) release(&empty[1], c.lane);
-            if (hasB) issue_qk(s, q_base, kb, fullB, par);  // runs while consumer 0 does softmax A
-            named_bar_sync(BAR_PA, CONSUMERS);
-            adopt_max(mb, c, f0, f1);
-            // S_B first (done by now, under softmax A): ptxas serialises every wgmma (C7515) if
-            // O is rescaled while another wgmma group is open.
+            if (nextB && own == 0) load_boxes(&tmap, sKB, fullB, pgB, B_BY0);
+            if (nextA) issue_qk<4, NBOX>(s, q_base, ka, fullA, par ^ 1);
+            V3_TR(0, i >> 1, 5);
             wgmma_wait<0>();
             reg_fence(s);
+            reg_fence(o);
+            V3_TR(0, i >> 1, 6);
+        }
+        finish_pair(pol, to, nsplits, blockIdx.y, kr, c, red, sums, o);
+    } else {
+        // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
+        if (np > 1) issue_qk<0, NBOX>(s, q_base, kb, fullB, 0);
+        wgmma_wait<0>();
+        reg_fence(s);
+        for (int i = 0; i < np; i += 2) {
+            const uint32_t par = (i >> 1) & 1;
+            const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+            const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+            const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+            named_bar_sync(BAR_PA, CONSUMERS);
+            adopt_max(mb, c, f0, f1);
+            V3_TR(1, i >> 1, 0);
             c.l_run0 *= f0;
             c.l_run1 *= f1;
             scale_o(o, f0, f1);
             wait_v_half(fullA, par, 1);
             issue_pv_ss(o, ka, 1);
-            if (hasB) {  // softmax B runs under both consumers' PV(A)
-                own_softmax(pol, jB, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+            if (hasB) {  // softmax B under both consumers' PV(A)
+                own_softmax(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
                 named_bar_arrive(BAR_PB, CONSUMERS);
-                wgmma_wait<0>();
-                reg_fence(o);
-                release(&empty[0], c.lane);
+            }
+            V3_TR(1, i >> 1, 1);
+            wgmma_wait<0>();
+            reg_fence(o);
+            if (nextA && own == 0) load_boxes(&tmap, sKA, fullA, pgA, A_BY1);
+            V3_TR(1, i >> 1, 2);
+            if (hasB) {
                 c.l_run0 = c.l_run0 * g0 + ps0;
                 c.l_run1 = c.l_run1 * g1 + ps1;
                 scale_o(o, g0, g1);
-                issue_pv_rs(o, pa, kb, 1);  // waited at the top of the next pair
-            } else {
-                wgmma_wait<0>();
-                reg_fence(o);
-                release(&empty[0], c.lane);
+                issue_pv_rs(o, pa, kb, 1);
             }
+            wgmma_wait<0>();
+            reg_fence(o);
+            reg_fence(pa);
+            if (nextB && own == 0) load_boxes(&tmap, sKB, fullB, pgB, B_BY1);
+            V3_TR(1, i >> 1, 3);
+            // The next S_B: its boxes arrive from both consumers' reloads just issued; it runs
+            // under consumer 0's next softmax.
+            if (nextB) issue_qk<0, NBOX>(s, q_base, kb, fullB, par ^ 1);
+            V3_TR(1, i >> 1, 4);
+            wgmma_wait<0>();
+            reg_fence(s);
+            V3_TR(1, i >> 1, 6);
         }
-        wgmma_wait<0>();
-        reg_fence(o);
-        reg_fence(pa);
-        if (np > 0 && !(np & 1)) release(&empty[1], c.lane);
-        finish(pol, to, nsplits, blockIdx.y, kr, c, red, o);
+        finish_pair(pol, to, nsplits, blockIdx.y, kr, c, red, sums, o);
     }
 }
 

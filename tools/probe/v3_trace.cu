@@ -1,0 +1,89 @@
+// Timeline probe for flash_mla_v3 (not part of the library or the tests): builds the kernel with
+// MLA_V3_TRACE, runs one decode shape (default b=32, s=16, h=128, t=4096) with a direct launch,
+// and prints, for CTA (0,0,0), the SM-clock timestamps of each pair's events relative to the
+// pair's start, for both consumer warpgroups. Built and run by scripts/device_probe.sh.
+#define MLA_V3_TRACE 1
+#include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v3/flash_mla_v3.cu"
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+int main(int argc, char **argv)
+{
+    const int b = argc > 1 ? atoi(argv[1]) : 32, s = argc > 2 ? atoi(argv[2]) : 16;
+    const int h = argc > 3 ? atoi(argv[3]) : 128, t = argc > 4 ? atoi(argv[4]) : 4096;
+    const int ppr = (t + 63) / 64, num_pages = b * ppr;
+    std::vector<bf16> hq((size_t)b * s * h * DQK), hc((size_t)num_pages * 64 * DQK);
+    unsigned x = 12345u;
+    for (auto &v : hq) { x = x * 1664525u + 1013904223u; v = __float2bfloat16(((x >> 9) & 1023) / 1024.f - 0.5f); }
+    for (auto &v : hc) { x = x * 1664525u + 1013904223u; v = __float2bfloat16(((x >> 9) & 1023) / 1024.f - 0.5f); }
+    std::vector<int> bt((size_t)b * ppr);
+    for (int i = 0; i < b * ppr; ++i) bt[i] = i;
+    bf16 *q, *cache, *out;
+    int *dbt;
+    cudaMalloc(&q, hq.size() * 2);
+    cudaMalloc(&cache, hc.size() * 2);
+    cudaMalloc(&out, (size_t)b * s * h * DA * 2);
+    cudaMalloc(&dbt, bt.size() * 4);
+    cudaMemcpy(q, hq.data(), hq.size() * 2, cudaMemcpyHostToDevice);
+    cudaMemcpy(cache, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice);
+    cudaMemcpy(dbt, bt.data(), bt.size() * 4, cudaMemcpyHostToDevice);
+    CUtensorMap tmap;
+    if (tmap_bf16_2d_sw128(&tmap, cache, DQK, (unsigned long long)num_pages * 64, DQK * 2, 64, 64, "probe") !=
+        MLA_STATUS_OK) {
+        printf("tensor map failed: %s\n", mla_last_error());
+        return 1;
+    }
+    LatentArgs a = {};
+    a.qa = q;
+    a.qb = q + DA;
+    a.qa_s[0] = a.qb_s[0] = (long long)s * h * DQK;
+    a.qa_s[1] = a.qb_s[1] = (long long)h * DQK;
+    a.qa_s[2] = a.qb_s[2] = DQK;
+    a.cache = cache;
+    a.block_table = dbt;
+    a.bt_stride = ppr;
+    a.page = 64;
+    a.seqlens = nullptr;
+    a.s = s; a.h = h; a.t = t; a.causal = 1; a.n_new = 0;
+    a.out = out;
+    a.os[0] = (long long)s * h * DA; a.os[1] = (long long)h * DA; a.os[2] = DA;
+    a.lse = nullptr;
+    TileOut to = {nullptr, nullptr, 0};
+    cudaFuncSetAttribute(flash_mla_v3, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+    const dim3 grid((s * h + 63) / 64, 1, b);
+    const float sl2 = 0.0721f;
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int it = 0; it < 3; ++it) flash_mla_v3<<<grid, NTHREADS, SMEM_BYTES>>>(tmap, a, 1, sl2, to);
+    cudaEventRecord(e0);
+    const int reps = 10;
+    for (int it = 0; it < reps; ++it) flash_mla_v3<<<grid, NTHREADS, SMEM_BYTES>>>(tmap, a, 1, sl2, to);
+    cudaEventRecord(e1);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) { printf("CUDA error %s\n", cudaGetErrorString(err)); return 1; }
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    const double us = ms * 1000.0 / reps;
+    const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);  // causal ~ full at s << t
+    printf("b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch, %.1f TFLOP/s\n", b, s, h, t, grid.x, grid.y, grid.z,
+           us, flops / us * 1e-6);
+    long long tr[2][64][8];
+    cudaMemcpyFromSymbol(tr, g_v3_trace, sizeof tr);
+    const int pairs = (ppr + 1) / 2 < 64 ? (ppr + 1) / 2 : 64;
+    printf("clocks relative to WG0 slot 0 of each pair (WG0: 0 top/S ready, 1 P_A out, 2 PV(A,L) done, 3 P_B in, "
+           "4 PV(B,L) done, 5 QK(A') issued, 6 S_A' done | WG1: 0 P_A in, 1 P_B out, 2 PV(A,R) done, 3 PV(B,R) done, "
+           "4 QK(B') issued, 6 S_B' done)\n");
+    long long prev = 0;
+    for (int p = 0; p < pairs; ++p) {
+        const long long t0 = tr[0][p][0];
+        printf("pair %2d period %6lld | WG0", p, p ? t0 - prev : 0LL);
+        for (int k = 1; k < 7; ++k) printf(" %6lld", tr[0][p][k] ? tr[0][p][k] - t0 : -1LL);
+        printf(" | WG1");
+        for (int k = 0; k < 7; ++k) if (k != 5) printf(" %6lld", tr[1][p][k] ? tr[1][p][k] - t0 : -1LL);
+        printf("\n");
+        prev = t0;
+    }
+    return 0;
+}

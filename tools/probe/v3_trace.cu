@@ -69,6 +69,27 @@ int main(int argc, char **argv)
     const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);  // causal ~ full at s << t
     printf("b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch, %.1f TFLOP/s\n", b, s, h, t, grid.x, grid.y, grid.z,
            us, flops / us * 1e-6);
+    {  // per-CTA durations and per-SM gaps between consecutive CTAs (last launch)
+        const int n = grid.x * grid.y * grid.z;
+        std::vector<unsigned long long> ct((size_t)n * 3);
+        cudaMemcpyFromSymbol(ct.data(), g_v3_cta, ct.size() * 8);
+        unsigned long long t0 = ~0ull, t1 = 0;
+        double dsum = 0, dmin = 1e30, dmax = 0;
+        for (int i = 0; i < n; ++i) {
+            const double d = (double)(ct[3 * i + 2] - ct[3 * i + 1]);
+            dsum += d; dmin = d < dmin ? d : dmin; dmax = d > dmax ? d : dmax;
+            t0 = ct[3 * i + 1] < t0 ? ct[3 * i + 1] : t0;
+            t1 = ct[3 * i + 2] > t1 ? ct[3 * i + 2] : t1;
+        }
+        printf("CTAs %d: consumer time (setmaxnreg .. after store) mean %.1f us, min %.1f, max %.1f; first start .. last end %.1f us\n",
+               n, dsum / n * 1e-3, dmin * 1e-3, dmax * 1e-3, (t1 - t0) * 1e-3);
+        for (int sm = 0; sm < 3; ++sm) {
+            printf("SM %d:", sm);
+            for (int i = 0; i < n; ++i)
+                if ((int)ct[3 * i] == sm) printf(" [%d: %.1f..%.1f]", i, (ct[3 * i + 1] - t0) * 1e-3, (ct[3 * i + 2] - t0) * 1e-3);
+            printf("\n");
+        }
+    }
     long long tr[2][64][8];
     cudaMemcpyFromSymbol(tr, g_v3_trace, sizeof tr);
     const int pairs = (ppr + 1) / 2 < 64 ? (ppr + 1) / 2 : 64;
@@ -78,6 +99,10 @@ int main(int argc, char **argv)
     long long prev = 0;
     for (int p = 0; p < pairs; ++p) {
         const long long t0 = tr[0][p][0];
+        if (p >= 4 && p < pairs - 2) {  // steady state: one line for the middle
+            prev = t0;
+            continue;
+        }
         printf("pair %2d period %6lld | WG0", p, p ? t0 - prev : 0LL);
         for (int k = 1; k < 7; ++k) printf(" %6lld", tr[0][p][k] ? tr[0][p][k] - t0 : -1LL);
         printf(" | WG1");

@@ -51,6 +51,27 @@ constexpr int P_BOX = NBOX - 1;
 // fixed points of each pair, for CTA (0, 0, 0), one thread per consumer. Not in the library.
 #ifdef MLA_V3_TRACE
 __device__ long long g_v3_trace[2][64][8];
+__device__ unsigned long long g_v3_cta[1 << 16][3];  // per CTA: SM id, globaltimer at start / end
+__device__ __forceinline__ unsigned long long v3_gtime()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ void v3_cta_mark(int slot)
+{
+    const unsigned id = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    if (id < (1u << 16)) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        g_v3_cta[id][0] = sm;
+        g_v3_cta[id][slot] = v3_gtime();
+    }
+}
+#define V3_CTA(slot) \
+    do {             \
+        if (threadIdx.x == 128) v3_cta_mark(slot); \
+    } while (0)
 #define V3_TR(w, pair, slot)                                                                  \
     do {                                                                                       \
         if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && (pair) < 64) \
@@ -59,6 +80,9 @@ __device__ long long g_v3_trace[2][64][8];
 #else
 #define V3_TR(w, pair, slot) \
     do {                     \
+    } while (0)
+#define V3_CTA(slot) \
+    do {             \
     } while (0)
 #endif
   // the RoPE box: K only, free for P after the owner's QK^T
@@ -317,6 +341,7 @@ flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     setmaxnreg_inc<232>();
     Consumer c = make_consumer(pol, kr, tid);
     c.w = wg - 1;
+    V3_CTA(1);
     const int own = c.ct & 127;
     float *mb = reinterpret_cast<float *>(smem + OFF_M);
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
@@ -387,6 +412,7 @@ flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
             V3_TR(0, i >> 1, 6);
         }
         finish_pair(pol, to, nsplits, blockIdx.y, kr, c, red, sums, o);
+        V3_CTA(2);
     } else {
         // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
         if (np > 1) issue_qk<0, NBOX>(s, q_base, kb, fullB, 0);

@@ -318,15 +318,14 @@ __device__ __forceinline__ void attn_tile(const Pol &pol, int m0, int split, int
 }
 
 // Merge the split partials of one row (a warp per row): weights exp(lse_i - max), renormalised.
-// Rows are numbered (r * s + si) * h + hi; out is bf16 [b, s, h, DV] with strides.
+// Split i of the row is at o0 + i * o_stride (DV floats) with its lse at lse0[i * lse_stride].
 template <int DV>
-__device__ __forceinline__ void combine_row(const float *ws_o, const float *ws_lse, int nsplits,
-                                            long long row, bf16 *out, float *lse_out)
+__device__ __forceinline__ void combine_splits(const float *o0, long long o_stride, const float *lse0,
+                                               long long lse_stride, int nsplits, bf16 *out, float *lse_out)
 {
     const int lane = threadIdx.x & 31;
-    const float *lse = ws_lse + row * nsplits;
     float mx = -CUDART_INF_F;
-    for (int i = lane; i < nsplits; i += 32) mx = fmaxf(mx, lse[i]);
+    for (int i = lane; i < nsplits; i += 32) mx = fmaxf(mx, lse0[i * lse_stride]);
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
     if (mx == -CUDART_INF_F) {  // nothing visible in any split
@@ -336,21 +335,30 @@ __device__ __forceinline__ void combine_row(const float *ws_o, const float *ws_l
         return;
     }
     float den = 0.f;
-    for (int i = 0; i < nsplits; ++i) den += __expf(lse[i] - mx);
+    for (int i = 0; i < nsplits; ++i) den += __expf(lse0[i * lse_stride] - mx);
     const float inv = 1.f / den;
-    const float *po = ws_o + row * nsplits * (long long)DV;
     for (int c = lane * 2; c < DV; c += 64) {
         float a0 = 0.f, a1 = 0.f;
         for (int i = 0; i < nsplits; ++i) {
-            const float w = __expf(lse[i] - mx);
+            const float w = __expf(lse0[i * lse_stride] - mx);
             if (w == 0.f) continue;  // an empty split holds zeros with lse = -inf
-            const float2 v = *reinterpret_cast<const float2 *>(po + (long long)i * DV + c);
+            const float2 v = *reinterpret_cast<const float2 *>(o0 + i * o_stride + c);
             a0 += w * v.x;
             a1 += w * v.y;
         }
         *reinterpret_cast<uint32_t *>(out + c) = pack_bf16x2(a0 * inv, a1 * inv);
     }
     if (lse_out && lane == 0) *lse_out = mx + logf(den);
+}
+
+// The row-major partial layout of the static split grid: row r's splits are contiguous,
+// ws_o[(row * nsplits + i) * DV], ws_lse[row * nsplits + i]. Rows are numbered
+// (r * s + si) * h + hi; out is bf16 [b, s, h, DV] with strides.
+template <int DV>
+__device__ __forceinline__ void combine_row(const float *ws_o, const float *ws_lse, int nsplits,
+                                            long long row, bf16 *out, float *lse_out)
+{
+    combine_splits<DV>(ws_o + row * nsplits * (long long)DV, DV, ws_lse + row * nsplits, 1, nsplits, out, lse_out);
 }
 
 }  // namespace mla

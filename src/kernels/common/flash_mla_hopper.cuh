@@ -4,6 +4,7 @@
 // (validation, grid, workspace, tensor map, launch). A version supplies its main kernel and its
 // shared-memory size; everything it changes about the schedule stays in its own file.
 #pragma once
+#include <utility>
 #include <cuda.h>
 #include <cuda/ptx>
 #include "policies.cuh"
@@ -145,10 +146,12 @@ __device__ __forceinline__ void zero_tail_rows(const LatentPolicy<DA, DB> &pol, 
 }
 
 // Final store of a consumer's 64 x 256 accumulator (columns 256w..) for its rows r0, r0 + 8:
-// normalised by the row sums lt, with lse from the running max mr (log2 units).
+// normalised by the row sums lt, with lse from the running max mr (log2 units). Partials go to
+// row (row_global * nsplits + split) of the workspace, or, given slot >= 0 (the scheduled split
+// grid), to row (slot * rows + m).
 __device__ __forceinline__ void store_rows(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                            int split, const KvRange &kr, int w, int r0, int c4, const float (&o)[128],
-                                           const float (&lt)[2], const float (&mr)[2])
+                                           const float (&lt)[2], const float (&mr)[2], long long slot = -1)
 {
 #pragma unroll
     for (int rr = 0; rr < 2; ++rr) {
@@ -158,7 +161,7 @@ __device__ __forceinline__ void store_rows(const LatentPolicy<DA, DB> &pol, cons
         const float inv = none ? 0.f : 1.f / lt[rr];
         const float lse = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
         if (to.partial) {
-            const long long pr = pol.row_global(m) * nsplits + split;
+            const long long pr = slot >= 0 ? slot * pol.rows + m : pol.row_global(m) * nsplits + split;
             float *dst = to.ws_o + pr * DA + w * 256 + 2 * c4;
 #pragma unroll
             for (int n = 0; n < 32; ++n)
@@ -355,6 +358,55 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
     return set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute");
 }
 
+// A launch with programmatic stream serialisation (PDL): its CTAs may start while the previous
+// kernel in the stream still runs; the kernel's griddepcontrol.wait orders its reads.
+template <typename... K, typename... A>
+cudaError_t launch_pdl(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st, A &&...args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, fn, std::forward<A>(args)...);
+}
+
+// The kernel arguments every hopper version shares: checks the tensors, builds the tensor map of
+// the cache (a 2-D tensor [num_pages * 64 tokens][576 dims], read in 64 x 64 boxes) and fills
+// LatentArgs.
+inline mla_status latent_args(const Version &v, const mla_problem *pb, const mla_flash_mla_tensors *x,
+                              CUtensorMap *tmap, LatentArgs *a)
+{
+    // Q rows are read as 16-byte vectors.
+    if (((uintptr_t)x->q & 15u) || (x->q_strides[0] | x->q_strides[1] | x->q_strides[2]) & 7)
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT,
+                        "%s: q must be 16-byte aligned with strides that are multiples of 8 elements", v.name);
+    if (x->num_pages <= 0 || (long long)x->num_pages * BN > 0x7fffffffLL)
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: num_pages=%d outside 1..%d", v.name, x->num_pages,
+                        0x7fffffff / BN);
+    mla_status e = tmap_bf16_2d_sw128(tmap, x->cache, DQK, (unsigned long long)x->num_pages * BN, DQK * sizeof(bf16),
+                                      64, BN, v.name);
+    if (e != MLA_STATUS_OK) return e;
+    a->qa = (const bf16 *)x->q;
+    a->qb = (const bf16 *)x->q + DA;
+    for (int i = 0; i < 3; ++i) a->qa_s[i] = a->qb_s[i] = x->q_strides[i];
+    a->cache = (const bf16 *)x->cache;
+    a->block_table = x->block_table;
+    a->bt_stride = x->block_table_stride ? x->block_table_stride : x->max_pages;
+    a->page = pb->page_size;
+    a->seqlens = x->seqlens;
+    a->s = pb->s; a->h = pb->h; a->t = pb->t; a->causal = pb->causal; a->n_new = 0;
+    a->out = (bf16 *)x->out;
+    for (int i = 0; i < 3; ++i) a->os[i] = x->out_strides[i];
+    a->lse = x->lse;
+    return MLA_STATUS_OK;
+}
+
 inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch_args *args)
 {
     const mla_problem *pb = args->pb;
@@ -364,32 +416,10 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
     if (args->workspace_bytes < r.ws_o + r.ws_lse)
         return mla_fail(MLA_STATUS_WORKSPACE_TOO_SMALL, "%s: workspace %zu < %zu bytes", v.name, args->workspace_bytes,
                         r.ws_o + r.ws_lse);
-    // Q rows are read as 16-byte vectors.
-    if (((uintptr_t)x->q & 15u) || (x->q_strides[0] | x->q_strides[1] | x->q_strides[2]) & 7)
-        return mla_fail(MLA_STATUS_INVALID_ARGUMENT,
-                        "%s: q must be 16-byte aligned with strides that are multiples of 8 elements", v.name);
-    if (x->num_pages <= 0 || (long long)x->num_pages * BN > 0x7fffffffLL)
-        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: num_pages=%d outside 1..%d", v.name, x->num_pages,
-                        0x7fffffff / BN);
-    // The cache as a 2-D tensor [num_pages * 64 tokens][576 dims], read in 64 x 64 boxes.
     CUtensorMap tmap;
-    mla_status e = tmap_bf16_2d_sw128(&tmap, x->cache, DQK, (unsigned long long)x->num_pages * BN, DQK * sizeof(bf16),
-                                      64, BN, v.name);
-    if (e != MLA_STATUS_OK) return e;
-
     LatentArgs a;
-    a.qa = (const bf16 *)x->q;
-    a.qb = (const bf16 *)x->q + DA;
-    for (int i = 0; i < 3; ++i) a.qa_s[i] = a.qb_s[i] = x->q_strides[i];
-    a.cache = (const bf16 *)x->cache;
-    a.block_table = x->block_table;
-    a.bt_stride = x->block_table_stride ? x->block_table_stride : x->max_pages;
-    a.page = pb->page_size;
-    a.seqlens = x->seqlens;
-    a.s = pb->s; a.h = pb->h; a.t = pb->t; a.causal = pb->causal; a.n_new = 0;
-    a.out = (bf16 *)x->out;
-    for (int i = 0; i < 3; ++i) a.os[i] = x->out_strides[i];
-    a.lse = x->lse;
+    mla_status e = latent_args(v, pb, x, &tmap, &a);
+    if (e != MLA_STATUS_OK) return e;
     TileOut to;
     to.partial = r.splits > 1;
     to.ws_o = (float *)args->workspace;
@@ -402,19 +432,10 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         if (e != MLA_STATUS_OK) return e;
     }
     if (r.splits > 1 && (args->stage_mask & 2u)) {
-        // Programmatic dependent launch: the combine's CTAs are launched while the main grid's
-        // last wave runs and wait in griddepcontrol.wait; graph capture keeps the edge.
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)((r.rows + 7) / 8));
-        cfg.blockDim = dim3(256);
-        cfg.stream = st;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        cudaError_t ce = cudaLaunchKernelEx(&cfg, flash_mla_hopper_combine<DA>, a, r.splits, r.rows,
-                                            (const float *)to.ws_o, (const float *)to.ws_lse);
+        // The combine's CTAs are launched while the main grid's last wave runs and wait in
+        // griddepcontrol.wait; graph capture keeps the edge.
+        cudaError_t ce = launch_pdl(flash_mla_hopper_combine<DA>, dim3((unsigned)((r.rows + 7) / 8)), 256, 0, st, a,
+                                    r.splits, r.rows, (const float *)to.ws_o, (const float *)to.ws_lse);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper combine launch");
     }
     return MLA_STATUS_OK;

@@ -28,6 +28,7 @@
 //
 // Tiling knobs: as v1 (block_m = 64, block_n = 64, warps = 12, stages = 2 fixed; splits free).
 #include "flash_mla_hopper.cuh"
+#include "split_sched.h"
 
 namespace {
 using namespace mla;
@@ -263,7 +264,8 @@ __device__ __forceinline__ void adopt_max(const float *mb, Consumer &c, float &f
 // with release semantics, 0 -> 1 with consumer 0's sums, 1 -> 0 with the totals.
 __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                             int split, const KvRange &kr, const Consumer &c, float *red,
-                                            uint64_t *sums, const float (&o)[128])
+                                            uint64_t *sums, uint32_t parity, long long slot,
+                                            const float (&o)[128])
 {
     float l0 = c.l_run0, l1 = c.l_run1;
     l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
@@ -277,11 +279,11 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
             red[c.r1] = l1;
         }
         ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[0]);
-        wait_parity(&sums[1], 0);
+        wait_parity(&sums[1], parity);
         lt[0] = red[BM + c.r0];
         lt[1] = red[BM + c.r1];
     } else {
-        wait_parity(&sums[0], 0);
+        wait_parity(&sums[0], parity);
         lt[0] = l0 + red[c.r0];
         lt[1] = l1 + red[c.r1];
         if (c.c4 == 0) {
@@ -291,7 +293,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
         ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[1]);
     }
     const float mr[2] = {c.m_run0, c.m_run1};
-    store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr);
+    store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr, slot);
 }
 
 // Who reloads what: a box is reloaded (TMA, by one thread) by the consumer that reads it last.
@@ -301,9 +303,48 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
 //                              boxes 4-7 (K, V right) by consumer 1 after its PV(B).
 constexpr unsigned A_BY0 = 0x00fu, A_BY1 = 0x1f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0u;
 
+// The split plan (scheduled split grid): part p of the KV work, the split slots of each request
+// (prefix), and where the partial rows of the requests with 2+ splits start (pprefix; requests
+// with one split write their output directly and take no workspace).
+struct Plan {
+    const mla_sched_part *parts;
+    const int *prefix;   // [b + 1]
+    const int *pprefix;  // [b + 1]
+};
+
+// The planner (one CTA, before the main kernel): seqlens through shared memory (the plan walks
+// them serially), then mla_sched_plan by one thread. Launched without PDL, so everything the
+// previous call wrote is complete; the main kernel may launch as soon as this one starts.
+constexpr int SCHED_THREADS = 256, SCHED_SMEM_MAX_B = 8192;
+__global__ void __launch_bounds__(SCHED_THREADS)
+flash_mla_v3_sched(const int *seqlens, int t, int b, int num_parts, mla_sched_part *parts, int *prefix, int *pprefix)
+{
+    extern __shared__ int lens[];
+    pdl_launch_dependents();
+    const int *src = seqlens;
+    if (seqlens && b <= SCHED_SMEM_MAX_B) {
+        for (int r = threadIdx.x; r < b; r += SCHED_THREADS) lens[r] = seqlens[r];
+        __syncthreads();
+        src = lens;
+    }
+    if (threadIdx.x != 0) return;
+    mla_sched_plan(src, t, b, BN, num_parts, MLA_SCHED_OVERHEAD, parts, prefix);
+    int acc = 0;
+    for (int r = 0; r < b; ++r) {
+        pprefix[r] = acc;
+        const int ns = prefix[r + 1] - prefix[r];
+        if (ns >= 2) acc += ns;
+    }
+    pprefix[b] = acc;
+}
+
+// CTA (row block x, part y): the part's request segments in order; per segment, the pages of
+// its row block (the part's blocks clipped to the causal limit of the block's last row), the
+// seesaw below, and its result: straight to out / lse when the request has one split, else a
+// partial row for the combine.
 __global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,
-             float sl2, TileOut to)
+flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, float sl2, TileOut to,
+             Plan plan)
 {
     extern __shared__ char smem_raw[];
     char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
@@ -312,14 +353,10 @@ flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     // The warpgroup index through a shuffle: visibly warp-uniform to ptxas, which otherwise
     // treats the role branches as divergent and serialises every wgmma (C7520).
     const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
-    LatentPolicy<DA, DB> pol(&a, blockIdx.z);
-    const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
     uint64_t *fullA = full, *fullB = full + NBOX;
-    char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
-    const int np = kr.b1 - kr.b0;
-    const int *bt = a.block_table + (long long)pol.r * a.bt_stride;
     uint64_t *sums = full + STAGES * NBOX;
+    char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
     if (tid == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
@@ -328,145 +365,312 @@ flash_mla_v3(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     }
     __syncthreads();
 
-    if (wg == 0) {  // ------------------------------------------ producer: the first pair only
+    if (wg == 0) {  // no producer role left: its registers go to the consumers
         setmaxnreg_dec<40>();
-        if (tid == 0) {
+        return;
+    }
+    setmaxnreg_inc<232>();
+    pdl_wait();  // the plan is written by the planner launched just before
+    const mla_sched_part part = plan.parts[blockIdx.y];
+    const int own = (tid - 128) & 127, cw = wg - 1;
+    float *mb = reinterpret_cast<float *>(smem + OFF_M);
+    float *red = reinterpret_cast<float *>(smem + OFF_RED);
+    const uint32_t q_base = smem_addr(smem + OFF_Q);
+    const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
+    V3_CTA(1);
+    // Phase bookkeeping across segments: page A's boxes complete once per pair, B's once per
+    // pair that has a B.
+    int phA = 0, phB = 0;
+    for (int r = part.r0, seg = 0; r <= part.r1; ++r, ++seg) {
+        int bb = 0, be = 0, sidx = 0;
+        mla_sched_segment(&part, a.seqlens, a.t, BN, r, &bb, &be, &sidx);
+        const int ns = plan.prefix[r + 1] - plan.prefix[r];
+        LatentPolicy<DA, DB> pol(&a, r);
+        KvRange kr;
+        kr.m0 = blockIdx.x * BM;
+        kr.m_last = min(kr.m0 + BM, pol.rows) - 1;
+        const int nblk = (pol.row_limit(kr.m_last) + BN - 1) / BN;
+        kr.b0 = min(bb, nblk);
+        kr.b1 = min(be, nblk);
+        const int np = kr.b1 - kr.b0;
+        const long long slot = ns >= 2 ? (long long)plan.pprefix[r] + sidx : -1;
+        TileOut tseg = to;
+        tseg.partial = ns >= 2;
+        const int *bt = a.block_table + (long long)r * a.bt_stride;
+
+        Consumer c = make_consumer(pol, kr, tid);
+        c.w = cw;
+        // Q of this request; the previous segment's readers of Q and both stages are done (the
+        // row-sum chain of its finish orders the two consumers), so the first pair may load.
+        load_q(pol, kr.m0, c.ct, smem + OFF_Q);
+        if (tid == 128) {
             if (np > 0) load_boxes(&tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
             if (np > 1) load_boxes(&tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
         }
-        return;
-    }
+        named_bar_sync(1, CONSUMERS);
+        const uint32_t pA0 = phA & 1, pB0 = phB & 1;
 
-    // --------------------------------------------------------------------------- consumers
-    setmaxnreg_inc<232>();
-    Consumer c = make_consumer(pol, kr, tid);
-    c.w = wg - 1;
-    V3_CTA(1);
-    const int own = c.ct & 127;
-    float *mb = reinterpret_cast<float *>(smem + OFF_M);
-    float *red = reinterpret_cast<float *>(smem + OFF_RED);
-    load_q(pol, kr.m0, c.ct, smem + OFF_Q);
-    named_bar_sync(1, CONSUMERS);
-
-    const uint32_t q_base = smem_addr(smem + OFF_Q);
-    const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
-
-    float o[128];
+        float o[128];
 #pragma unroll
-    for (int i = 0; i < 128; ++i) o[i] = 0.f;
-    float s[32];
-    uint32_t pa[16];
-    float f0, f1, g0, g1, ps0, ps1;
+        for (int i = 0; i < 128; ++i) o[i] = 0.f;
+        float s[32];
+        uint32_t pa[16];
+        float f0, f1, g0, g1, ps0, ps1;
 
-    if (c.w == 0) {
-        // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed at
-        // the end of pair k - 1 (split around the reload of B), so that consumer 1's QK^T of
-        // B runs under this softmax.
-        if (np > 0) issue_qk<0, NBOX>(s, q_base, ka, fullA, 0);
-        wgmma_wait<0>();
-        reg_fence(s);
-        for (int i = 0; i < np; i += 2) {
-            const uint32_t par = (i >> 1) & 1;
-            const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-            const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
-            const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
-            V3_TR(0, i >> 1, 0);
-            own_softmax(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
-            named_bar_arrive(BAR_PA, CONSUMERS);
-            V3_TR(0, i >> 1, 1);
-            c.l_run0 = c.l_run0 * f0 + ps0;
-            c.l_run1 = c.l_run1 * f1 + ps1;
-            scale_o(o, f0, f1);
-            issue_pv_rs(o, pa, ka, 0);
+        if (c.w == 0) {
+            // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed
+            // at the end of pair k - 1 (split around the reload of B), so that consumer 1's
+            // QK^T of B runs under this softmax.
+            if (np > 0) issue_qk<0, NBOX>(s, q_base, ka, fullA, pA0);
             wgmma_wait<0>();
-            V3_TR(0, i >> 1, 2);
-            reg_fence(o);
-            reg_fence(pa);
-            if (nextA && own == 0) load_boxes(&tmap, sKA, fullA, pgA, A_BY0);
-            if (hasB) {
-                named_bar_sync(BAR_PB, CONSUMERS);
-                V3_TR(0, i >> 1, 3);
-                adopt_max(mb + BM, c, g0, g1);
-                c.l_run0 *= g0;
-                c.l_run1 *= g1;
-                scale_o(o, g0, g1);
-                wait_v_half(fullB, par, 0);
-                issue_pv_ss(o, kb, 0);
-            }
-            // The next S_A: boxes 0-3 (reloaded above) behind PV(B); then, once PV(B) is done
-            // and B's boxes are reloaded, boxes 4-8 (reloaded by consumer 1 after its PV(A)).
-            if (nextA) {
-                issue_qk<0, 4>(s, q_base, ka, fullA, par ^ 1);
-                wgmma_wait<1>();
-                V3_TR(0, i >> 1, 4);
-            } else {
+            reg_fence(s);
+            for (int i = 0; i < np; i += 2) {
+                const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
+                const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+                const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+                const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                V3_TR(0, i >> 1, 0);
+                own_softmax(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+                named_bar_arrive(BAR_PA, CONSUMERS);
+                V3_TR(0, i >> 1, 1);
+                c.l_run0 = c.l_run0 * f0 + ps0;
+                c.l_run1 = c.l_run1 * f1 + ps1;
+                scale_o(o, f0, f1);
+                issue_pv_rs(o, pa, ka, 0);
                 wgmma_wait<0>();
+                V3_TR(0, i >> 1, 2);
+                reg_fence(o);
+                reg_fence(pa);
+                if (nextA && own == 0) load_boxes(&tmap, sKA, fullA, pgA, A_BY0);
+                if (hasB) {
+                    named_bar_sync(BAR_PB, CONSUMERS);
+                    V3_TR(0, i >> 1, 3);
+                    adopt_max(mb + BM, c, g0, g1);
+                    c.l_run0 *= g0;
+                    c.l_run1 *= g1;
+                    scale_o(o, g0, g1);
+                    wait_v_half(fullB, parB, 0);
+                    issue_pv_ss(o, kb, 0);
+                }
+                // The next S_A: boxes 0-3 (reloaded above) behind PV(B); then, once PV(B) is
+                // done and B's boxes are reloaded, boxes 4-8 (reloaded by consumer 1 after its
+                // PV(A)).
+                if (nextA) {
+                    issue_qk<0, 4>(s, q_base, ka, fullA, parA ^ 1);
+                    wgmma_wait<1>();
+                    V3_TR(0, i >> 1, 4);
+                } else {
+                    wgmma_wait<0>();
+                }
+                reg_fence(o);
+                if (nextB && own == 0) load_boxes(&tmap, sKB, fullB, pgB, B_BY0);
+                if (nextA) issue_qk<4, NBOX>(s, q_base, ka, fullA, parA ^ 1);
+                V3_TR(0, i >> 1, 5);
+                wgmma_wait<0>();
+                reg_fence(s);
+                reg_fence(o);
+                V3_TR(0, i >> 1, 6);
             }
-            reg_fence(o);
-            if (nextB && own == 0) load_boxes(&tmap, sKB, fullB, pgB, B_BY0);
-            if (nextA) issue_qk<4, NBOX>(s, q_base, ka, fullA, par ^ 1);
-            V3_TR(0, i >> 1, 5);
+            finish_pair(pol, tseg, 1, 0, kr, c, red, sums, seg & 1, slot, o);
+        } else {
+            // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
+            if (np > 1) issue_qk<0, NBOX>(s, q_base, kb, fullB, pB0);
             wgmma_wait<0>();
             reg_fence(s);
-            reg_fence(o);
-            V3_TR(0, i >> 1, 6);
-        }
-        finish_pair(pol, to, nsplits, blockIdx.y, kr, c, red, sums, o);
-        V3_CTA(2);
-    } else {
-        // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
-        if (np > 1) issue_qk<0, NBOX>(s, q_base, kb, fullB, 0);
-        wgmma_wait<0>();
-        reg_fence(s);
-        for (int i = 0; i < np; i += 2) {
-            const uint32_t par = (i >> 1) & 1;
-            const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-            const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
-            const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
-            named_bar_sync(BAR_PA, CONSUMERS);
-            adopt_max(mb, c, f0, f1);
-            V3_TR(1, i >> 1, 0);
-            c.l_run0 *= f0;
-            c.l_run1 *= f1;
-            scale_o(o, f0, f1);
-            wait_v_half(fullA, par, 1);
-            issue_pv_ss(o, ka, 1);
-            if (hasB) {  // softmax B under both consumers' PV(A)
-                own_softmax(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
-                named_bar_arrive(BAR_PB, CONSUMERS);
+            for (int i = 0; i < np; i += 2) {
+                const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
+                const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+                const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+                const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                named_bar_sync(BAR_PA, CONSUMERS);
+                adopt_max(mb, c, f0, f1);
+                V3_TR(1, i >> 1, 0);
+                c.l_run0 *= f0;
+                c.l_run1 *= f1;
+                scale_o(o, f0, f1);
+                wait_v_half(fullA, parA, 1);
+                issue_pv_ss(o, ka, 1);
+                if (hasB) {  // softmax B under both consumers' PV(A)
+                    own_softmax(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+                    named_bar_arrive(BAR_PB, CONSUMERS);
+                }
+                V3_TR(1, i >> 1, 1);
+                wgmma_wait<0>();
+                reg_fence(o);
+                if (nextA && own == 0) load_boxes(&tmap, sKA, fullA, pgA, A_BY1);
+                V3_TR(1, i >> 1, 2);
+                if (hasB) {
+                    c.l_run0 = c.l_run0 * g0 + ps0;
+                    c.l_run1 = c.l_run1 * g1 + ps1;
+                    scale_o(o, g0, g1);
+                    issue_pv_rs(o, pa, kb, 1);
+                }
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                if (nextB && own == 0) load_boxes(&tmap, sKB, fullB, pgB, B_BY1);
+                V3_TR(1, i >> 1, 3);
+                // The next S_B: its boxes arrive from both consumers' reloads just issued; it
+                // runs under consumer 0's next softmax.
+                if (nextB) issue_qk<0, NBOX>(s, q_base, kb, fullB, parB ^ 1);
+                V3_TR(1, i >> 1, 4);
+                wgmma_wait<0>();
+                reg_fence(s);
+                V3_TR(1, i >> 1, 6);
             }
-            V3_TR(1, i >> 1, 1);
-            wgmma_wait<0>();
-            reg_fence(o);
-            if (nextA && own == 0) load_boxes(&tmap, sKA, fullA, pgA, A_BY1);
-            V3_TR(1, i >> 1, 2);
-            if (hasB) {
-                c.l_run0 = c.l_run0 * g0 + ps0;
-                c.l_run1 = c.l_run1 * g1 + ps1;
-                scale_o(o, g0, g1);
-                issue_pv_rs(o, pa, kb, 1);
-            }
-            wgmma_wait<0>();
-            reg_fence(o);
-            reg_fence(pa);
-            if (nextB && own == 0) load_boxes(&tmap, sKB, fullB, pgB, B_BY1);
-            V3_TR(1, i >> 1, 3);
-            // The next S_B: its boxes arrive from both consumers' reloads just issued; it runs
-            // under consumer 0's next softmax.
-            if (nextB) issue_qk<0, NBOX>(s, q_base, kb, fullB, par ^ 1);
-            V3_TR(1, i >> 1, 4);
-            wgmma_wait<0>();
-            reg_fence(s);
-            V3_TR(1, i >> 1, 6);
+            finish_pair(pol, tseg, 1, 0, kr, c, red, sums, seg & 1, slot, o);
         }
-        finish_pair(pol, to, nsplits, blockIdx.y, kr, c, red, sums, o);
+        phA += (np + 1) >> 1;
+        phB += np >> 1;
     }
+    V3_CTA(2);
 }
 
-constexpr fmh::Version kVersion = {"flash_mla_v3", flash_mla_v3, SMEM_BYTES};
+// Merges the partial rows of the requests with 2+ splits (a warp per output row); rows of
+// one-split requests were written by the main kernel and are skipped.
+__global__ void __launch_bounds__(256)
+flash_mla_v3_combine(const __grid_constant__ LatentArgs a, long long rows, Plan plan, const float *ws_o,
+                     const float *ws_lse)
+{
+    pdl_wait();
+    const long long row = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
+    if (row >= rows) return;
+    const int rpr = a.s * a.h;
+    const int r = (int)(row / rpr), m = (int)(row % rpr);
+    const int ns = plan.prefix[r + 1] - plan.prefix[r];
+    if (ns < 2) return;
+    const long long first = (long long)plan.pprefix[r] * rpr + m;
+    combine_splits<DA>(ws_o + first * DA, (long long)rpr * DA, ws_lse + first, rpr, ns,
+                       out_at(a.out, a.os, row, a.s, a.h), lse_at_row(a.lse, row, a.s, a.h));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host glue: three stages (planner, main, combine) over one workspace:
+//   parts[num_parts] | prefix[b + 1] | pprefix[b + 1] | ws_lse[slots][s*h] | ws_o[slots][s*h][512]
+// with slots = 2 * num_parts, a bound on the segments of requests that get 2+ splits (each
+// part holds at most two such segments: its first and its last).
+
+struct Layout {
+    int row_blocks, num_parts, slots;
+    size_t off_prefix, off_pprefix, off_lse, off_o, total;
+};
+
+inline Layout layout(const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
+{
+    Layout L;
+    L.row_blocks = (pb->s * pb->h + BM - 1) / BM;
+    const int sms = dev && dev->sm_count > 0 ? dev->sm_count : 132;
+    L.num_parts = t->splits > 0 ? t->splits : (sms / L.row_blocks > 1 ? sms / L.row_blocks : 1);
+    L.slots = L.num_parts > 1 ? 2 * L.num_parts : 0;
+    const size_t rpr = (size_t)pb->s * pb->h;
+    L.off_prefix = align_up((size_t)L.num_parts * sizeof(mla_sched_part), 256);
+    L.off_pprefix = L.off_prefix + align_up((size_t)(pb->b + 1) * sizeof(int), 256);
+    L.off_lse = L.off_pprefix + align_up((size_t)(pb->b + 1) * sizeof(int), 256);
+    L.off_o = L.off_lse + align_up((size_t)L.slots * rpr * sizeof(float), 256);
+    L.total = L.off_o + align_up((size_t)L.slots * rpr * DA * sizeof(float), 256);
+    return L;
+}
+
+inline size_t sched_smem(const mla_problem *pb)
+{
+    return pb->b <= SCHED_SMEM_MAX_B ? (size_t)pb->b * sizeof(int) : 0;
+}
+
+constexpr fmh::Version kVersion = {"flash_mla_v3", nullptr, SMEM_BYTES};
+
+int v_validate(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d, char *w, size_t wl)
+{
+    if (!fmh::validate(kVersion, t, pb, d, w, wl)) return 0;
+    if (t->splits > 1024) return why(w, wl, "splits (parts of the KV work per row block) %d > 1024", t->splits);
+    return 1;
+}
+
+int v_stage(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d, int stage, mla_stage_config *cfg)
+{
+    if (!tile_ok(t)) return 0;
+    const Layout L = layout(t, pb, d);
+    if (stage == 0) {
+        set_cfg(cfg, (const void *)flash_mla_v3_sched, 1, 1, 1, SCHED_THREADS, sched_smem(pb));
+        return 1;
+    }
+    if (stage == 1) {
+        set_cfg(cfg, (const void *)flash_mla_v3, L.row_blocks, L.num_parts, 1, NTHREADS, SMEM_BYTES);
+        return 1;
+    }
+    if (stage == 2 && L.num_parts > 1) {
+        const long long rows = (long long)pb->b * pb->s * pb->h;
+        set_cfg(cfg, (const void *)flash_mla_v3_combine, (unsigned)((rows + 7) / 8), 1, 1, 256, 0);
+        return 1;
+    }
+    return 0;
+}
+
+size_t v_ws(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d)
+{
+    return tile_ok(t) ? layout(t, pb, d).total : 0;
+}
+
+mla_status v_prepare(const mla_tiling *t, const mla_problem *, const mla_device_info *)
+{
+    if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "flash_mla_v3: tile not compiled");
+    return set_smem((const void *)flash_mla_v3, SMEM_BYTES, "flash_mla_v3: cudaFuncSetAttribute");
+}
+
+mla_status v_launch(const mla_tiling *t, const mla_launch_args *args)
+{
+    const mla_problem *pb = args->pb;
+    const mla_flash_mla_tensors *x = (const mla_flash_mla_tensors *)args->tensors;
+    if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "flash_mla_v3: tile not compiled");
+    const Layout L = layout(t, pb, args->dev);
+    if (args->workspace_bytes < L.total)
+        return mla_fail(MLA_STATUS_WORKSPACE_TOO_SMALL, "flash_mla_v3: workspace %zu < %zu bytes", args->workspace_bytes,
+                        L.total);
+    CUtensorMap tmap;
+    LatentArgs a;
+    mla_status e = fmh::latent_args(kVersion, pb, x, &tmap, &a);
+    if (e != MLA_STATUS_OK) return e;
+    char *ws = (char *)args->workspace;
+    Plan plan;
+    plan.parts = (const mla_sched_part *)ws;
+    plan.prefix = (const int *)(ws + L.off_prefix);
+    plan.pprefix = (const int *)(ws + L.off_pprefix);
+    TileOut to;
+    to.partial = 0;  // per segment in the kernel
+    to.ws_o = (float *)(ws + L.off_o);
+    to.ws_lse = (float *)(ws + L.off_lse);
+    cudaStream_t st = (cudaStream_t)args->stream;
+    const float sl2 = pb->scale * 1.4426950408889634f;
+    if (args->stage_mask & 1u) {
+        flash_mla_v3_sched<<<1, SCHED_THREADS, sched_smem(pb), st>>>(
+            x->seqlens, pb->t, pb->b, L.num_parts, (mla_sched_part *)ws, (int *)(ws + L.off_prefix),
+            (int *)(ws + L.off_pprefix));
+        e = check_launch("flash_mla_v3_sched");
+        if (e != MLA_STATUS_OK) return e;
+    }
+    if (args->stage_mask & 2u) {
+        cudaError_t ce = launch_pdl(flash_mla_v3, dim3(L.row_blocks, L.num_parts, 1), NTHREADS, SMEM_BYTES, st, tmap,
+                                    a, sl2, to, plan);
+        if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla_v3 launch");
+    }
+    if (L.num_parts > 1 && (args->stage_mask & 4u)) {
+        const long long rows = (long long)pb->b * pb->s * pb->h;
+        cudaError_t ce = launch_pdl(flash_mla_v3_combine, dim3((unsigned)((rows + 7) / 8)), 256, 0, st, a, rows, plan,
+                                    (const float *)to.ws_o, (const float *)to.ws_lse);
+        if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla_v3 combine launch");
+    }
+    return MLA_STATUS_OK;
+}
+
+const mla_tiling kCandidates[] = {
+    {64, 64, 12, 2, 0}, {64, 64, 12, 2, 1}, {64, 64, 12, 2, 2}, {64, 64, 12, 2, 4}, {64, 64, 12, 2, 8},
+};
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v3, 3, 0,
-                 "hopper: seesaw - each consumer owns alternate pages for QK^T/softmax, O split by columns, "
-                 "P from registers/RoPE box, per-box TMA barriers")
+extern "C" const mla_kernel_version mla_kv_flash_mla_v3 = {
+    "flash_mla_v3", MLA_DESIGN_FLASH_MLA, 3, MLA_TIER_HOPPER, MLA_TARGET_SM90A,
+    "hopper: seesaw (alternate page owners, P from registers / RoPE box, last-reader TMA reloads), "
+    "device-side split planner, PDL planner -> main -> combine",
+    3, {"sched", "main", "combine", nullptr}, (int)(sizeof kCandidates / sizeof kCandidates[0]), kCandidates,
+    v_validate, v_stage, v_ws, v_prepare, v_launch, 0,
+};

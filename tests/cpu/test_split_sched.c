@@ -30,7 +30,7 @@ static const int CANARY = 0x5a5a5a5a;
 
 /* 0 when (parts, prefix, ret) is a valid plan of the problem; otherwise 1 with `why` set */
 static int validate(const int *seqlens, int t, int b, int block_n, int P, int overhead,
-                    const mla_sched_part *parts, const int *prefix, int ret)
+                    const mla_sched_part *parts, const int *prefix, int ret, int greedy)
 {
     int bad = 1;
     int *n = calloc((size_t)b + 1, sizeof *n), *base = calloc((size_t)b + 1, sizeof *base);
@@ -74,7 +74,7 @@ static int validate(const int *seqlens, int t, int b, int block_n, int P, int ov
             if (q->r1 != -1 || q->blk0 || q->blk1 || q->split0)
                 FAIL("part %d: empty but {%d,%d,%d,%d,%d}", p, q->r0, q->blk0, q->r1, q->blk1, q->split0);
         } else {
-            if (seen_empty) FAIL("part %d has work after an empty part", p);
+            if (seen_empty && greedy) FAIL("part %d has work after an empty part", p);
             if (q->r0 < 0 || q->r0 > q->r1 || q->r1 >= b)
                 FAIL("part %d: requests [%d, %d] with b = %d", p, q->r0, q->r1, b);
             if (q->r0 != cr || q->blk0 != cblk)
@@ -105,7 +105,7 @@ static int validate(const int *seqlens, int t, int b, int block_n, int P, int ov
         if (cost[p] > cap) FAIL("part %d costs %lld > bound %lld (T = %lld, P = %d)", p, cost[p], cap, T, P);
     }
     /* greedy fill: every part before the last one with work is at least an even share */
-    for (int p = 0; p < last_nonempty; p++)
+    for (int p = 0; greedy && p < last_nonempty; p++)
         if (cost[p] < cap - overhead)
             FAIL("part %d costs %lld < even share %lld before the last busy part %d", p, cost[p], cap - overhead,
                  last_nonempty);
@@ -139,7 +139,30 @@ static int run_case(const char *label, const int *seqlens, int t, int b, int blo
         snprintf(why, sizeof why, "wrote past parts[%d] or splits_prefix[%d]", P, b + 1);
         bad = 1;
     } else {
-        bad = validate(seqlens, t, b, block_n, P, overhead, parts, prefix, ret);
+        bad = validate(seqlens, t, b, block_n, P, overhead, parts, prefix, ret, 1);
+    }
+    /* the positional plan (one thread per part on the GPU) of the same problem */
+    if (!bad && overhead >= 1) {
+        long long *C = malloc(((size_t)b + 1) * sizeof *C);
+        if (!C) { fprintf(stderr, "out of memory\n"); exit(2); }
+        C[0] = 0;
+        for (int r = 0; r < b; r++) C[r + 1] = C[r] + mla_sched_blocks(seqlens, t, r, block_n) + overhead;
+        const long long cap = mla_sched_cap(C[b], P);
+        memset(parts, 0x5a, ((size_t)P + 1) * sizeof *parts);
+        for (int i = 0; i < b + 2; i++) prefix[i] = CANARY;
+        for (int q = 0; q < P; q++) mla_sched_part_pos(C, b, overhead, cap, q, &parts[q]);
+        prefix[0] = 0;
+        for (int r = 0; r < b; r++) prefix[r + 1] = prefix[r] + mla_sched_nsplits_pos(C, r, overhead, cap);
+        if (parts[P].r0 != CANARY || prefix[b + 1] != CANARY) {
+            snprintf(why, sizeof why, "positional: wrote past parts[%d] or splits_prefix[%d]", P, b + 1);
+            bad = 1;
+        } else if (validate(seqlens, t, b, block_n, P, overhead, parts, prefix, prefix[b], 0)) {
+            char w2[256];
+            snprintf(w2, sizeof w2, "positional plan: %s", why);
+            snprintf(why, sizeof why, "%s", w2);
+            bad = 1;
+        }
+        free(C);
     }
     n_cases++;
     if (bad) {
@@ -183,7 +206,7 @@ static void test_golden_and_mutations(void)
         printf("\n");
         return;
     }
-    if (validate(lens, 256, 3, 64, 4, MLA_SCHED_OVERHEAD, parts, prefix, ret)) {
+    if (validate(lens, 256, 3, 64, 4, MLA_SCHED_OVERHEAD, parts, prefix, ret, 1)) {
         n_fail++;
         printf("FAIL golden: checker rejects it: %s\n", why);
         return;
@@ -203,7 +226,7 @@ static void test_golden_and_mutations(void)
                 break;
         }
         n_cases++;
-        if (!validate(lens, 256, 3, 64, 4, MLA_SCHED_OVERHEAD, m, mp, mret)) {
+        if (!validate(lens, 256, 3, 64, 4, MLA_SCHED_OVERHEAD, m, mp, mret, 1)) {
             n_fail++;
             printf("FAIL checker accepts mutation %d\n", k);
         }

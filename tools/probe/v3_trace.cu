@@ -1,6 +1,5 @@
 // Timeline probe for flash_mla_v3 (not part of the library or the tests): builds the kernel with
 // MLA_V3_TRACE, runs one decode shape (default b=32, s=16, h=128, t=4096) with a direct launch,
-// (planner + main kernel, no combine: timing only, the partials are not merged)
 // and prints, for CTA (0,0,0), the SM-clock timestamps of each pair's events relative to the
 // pair's start, for both consumer warpgroups. Built and run by scripts/device_probe.sh.
 #define MLA_V3_TRACE 1
@@ -51,26 +50,10 @@ int main(int argc, char **argv)
     a.os[0] = (long long)s * h * DA; a.os[1] = (long long)h * DA; a.os[2] = DA;
     a.lse = nullptr;
     const float sl2 = 0.0721f;
-    mla_problem pb = {};
-    pb.b = b; pb.s = s; pb.h = h; pb.t = t;
-    mla_tiling til = {64, 64, 12, 2, argc > 5 ? atoi(argv[5]) : 0};
-    mla_device_info dev = {};
-    dev.sm_count = 132;
-    const Layout L = layout(&til, &pb, &dev);
-    char *ws;
-    cudaMalloc(&ws, L.total);
-    Plan plan;
-    plan.parts = (const mla_sched_part *)ws;
-    plan.prefix = (const int *)(ws + L.off_prefix);
-    plan.pprefix = (const int *)(ws + L.off_pprefix);
-    TileOut to = {(float *)(ws + L.off_o), (float *)(ws + L.off_lse), 0};
+    TileOut to = {nullptr, nullptr, 0};
     cudaFuncSetAttribute(flash_mla_v3, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
-    const dim3 grid(L.row_blocks, L.num_parts, 1);
-    auto run = [&]() {
-        flash_mla_v3_sched<<<1, SCHED_THREADS, sched_smem(&pb)>>>(nullptr, t, b, L.num_parts, (mla_sched_part *)ws,
-                                                                  (int *)(ws + L.off_prefix), (int *)(ws + L.off_pprefix));
-        flash_mla_v3<<<grid, NTHREADS, SMEM_BYTES>>>(tmap, a, sl2, to, plan);
-    };
+    const dim3 grid((s * h + 63) / 64, 1, b);  // static grid, one split: timing of the main kernel
+    auto run = [&]() { flash_mla_v3<<<grid, NTHREADS, SMEM_BYTES>>>(tmap, a, 1, sl2, to); };
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
@@ -85,7 +68,7 @@ int main(int argc, char **argv)
     cudaEventElapsedTime(&ms, e0, e1);
     const double us = ms * 1000.0 / reps;
     const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);  // causal ~ full at s << t
-    printf("b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch (planner + main, no combine), %.1f TFLOP/s\n", b, s, h, t, grid.x, grid.y, grid.z,
+    printf("b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch (main kernel, one split), %.1f TFLOP/s\n", b, s, h, t, grid.x, grid.y, grid.z,
            us, flops / us * 1e-6);
     {  // per-CTA durations and per-SM gaps between consecutive CTAs (last launch)
         const int n = grid.x * grid.y * grid.z;

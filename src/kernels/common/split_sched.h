@@ -135,4 +135,70 @@ MLA_HD int mla_sched_segment(const mla_sched_part *p, const int *seqlens, int t,
     return 1;
 }
 
+/*
+ * The positional plan: the same parts, computed independently (one thread per part, so that a
+ * CTA plans in parallel; mla_sched_plan walks everything on one thread). The flattened work is
+ * laid out in cost units, request r taking [C[r], C[r + 1]) with C the exclusive prefix of
+ * (n_r + overhead): first its `overhead` units, then its n_r blocks. Part p takes the units
+ * [p * cap, min((p + 1) * cap, T)), cap = ceil(T / num_parts), and owns a request with blocks
+ * when its units meet the request's blocks, a request without blocks when they hold the
+ * request's last unit (so that only a part's first request can have overhead units outside the
+ * part: the bound below). Needs overhead >= 1 (a request of zero cost would own no unit).
+ * Properties (checked by tests/cpu/test_split_sched.c): every block is in exactly one part's
+ * segment, every 0-block request in exactly one, a request's parts are consecutive and
+ * numbered in order, and cost(part) <= cap + overhead; unlike mla_sched_plan, a part whose
+ * units lie inside one request's overhead is empty while later parts have work.
+ */
+MLA_HD long long mla_sched_cap(long long total, int num_parts)
+{
+    return total > 0 ? (total + num_parts - 1) / num_parts : 1;
+}
+
+/* the request holding unit x (0 <= x < C[b]): the largest r < b with C[r] <= x */
+MLA_HD int mla_sched_find(const long long *C, int b, long long x)
+{
+    int lo = 0, hi = b - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (C[mid] <= x) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* the number of parts owning request r */
+MLA_HD int mla_sched_nsplits_pos(const long long *C, int r, int overhead, long long cap)
+{
+    const long long n = C[r + 1] - C[r] - overhead, b0 = C[r] + overhead;
+    return n > 0 ? (int)((b0 + n - 1) / cap - b0 / cap + 1) : 1;
+}
+
+MLA_HD void mla_sched_part_pos(const long long *C, int b, int overhead, long long cap, int p, mla_sched_part *q)
+{
+    const long long S = (long long)p * cap, T = b > 0 ? C[b] : 0;
+    q->r0 = b; q->blk0 = 0; q->r1 = -1; q->blk1 = 0; q->split0 = 0;
+    if (S >= T) return;
+    const long long E = S + cap < T ? S + cap : T;
+    int r0 = -1, r1 = -1, blk0 = 0, blk1 = 0;
+    for (int k = mla_sched_find(C, b, S); k < b && C[k] < E; k++) {
+        const long long bs = C[k] + overhead, lo = S > bs ? S : bs, hi = E < C[k + 1] ? E : C[k + 1];
+        if (C[k + 1] > bs ? lo < hi : (C[k + 1] - 1 >= S && C[k + 1] - 1 < E)) {
+            r0 = k;
+            blk0 = C[k + 1] > bs ? (int)(lo - bs) : 0;
+            break;
+        }
+    }
+    if (r0 < 0) return;
+    for (int k = mla_sched_find(C, b, E - 1); k >= r0; k--) {
+        const long long bs = C[k] + overhead, lo = S > bs ? S : bs, hi = E < C[k + 1] ? E : C[k + 1];
+        if (C[k + 1] > bs ? lo < hi : (C[k + 1] - 1 >= S && C[k + 1] - 1 < E)) {
+            r1 = k;
+            blk1 = C[k + 1] > bs ? (int)(hi - bs) : 0;
+            break;
+        }
+    }
+    q->r0 = r0; q->blk0 = blk0; q->r1 = r1; q->blk1 = blk1;
+    q->split0 = C[r0 + 1] > C[r0] + overhead ? (int)(p - (C[r0] + overhead) / cap) : 0;
+}
+
 #endif /* MLA_SPLIT_SCHED_H */

@@ -1,0 +1,581 @@
+// What the seesaw versions of the hopper flash_mla share (flash_mla_v3: static split grid,
+// flash_mla_v4: the same CTA driven by a device-side split plan): the shared-memory map, the
+// QK^T / softmax / PV steps, the reload rule and one CTA's whole schedule as a template. The
+// schedule itself is described in src/kernels/hopper/mla/flash_mla/flash_mla_v3/flash_mla_v3.cu.
+#pragma once
+#include "flash_mla_hopper.cuh"
+#include "split_sched.h"
+
+namespace mla {
+namespace seesaw {
+using namespace mla::fmh;
+
+constexpr size_t OFF_Q = 0;
+constexpr size_t OFF_K = OFF_Q + TILE_BYTES;
+constexpr size_t OFF_M = OFF_K + (size_t)STAGES * TILE_BYTES;  // float [2][64]: owners' row maxima
+constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]: final row sums
+constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], sums[2]
+constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1024;
+static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
+static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
+
+// Named barriers (one arrives, the other waits): 2 = "P_A published" (consumer 0 -> 1), 3 = "P_B
+// published" (1 -> 0); 1 = both consumers (Q); 4 + w = consumer w alone.
+constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
+constexpr int P_BOX = NBOX - 1;
+
+// Timeline probe (tools/probe/v3_trace.cu builds this file with MLA_V3_TRACE): SM clock at
+// fixed points of each pair, for CTA (0, 0, 0), one thread per consumer. Not in the library.
+#ifdef MLA_V3_TRACE
+__device__ long long g_v3_trace[2][64][8];
+__device__ unsigned long long g_v3_cta[1 << 16][3];  // per CTA: SM id, globaltimer at start / end
+__device__ __forceinline__ unsigned long long v3_gtime()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ void v3_cta_mark(int slot)
+{
+    const unsigned id = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    if (id < (1u << 16)) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        g_v3_cta[id][0] = sm;
+        g_v3_cta[id][slot] = v3_gtime();
+    }
+}
+#define V3_CTA(slot) \
+    do {             \
+        if (threadIdx.x == 128) v3_cta_mark(slot); \
+    } while (0)
+#define V3_TR(w, pair, slot)                                                                  \
+    do {                                                                                       \
+        if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && (pair) < 64) \
+            g_v3_trace[w][pair][slot] = clock64();                                             \
+    } while (0)
+#else
+#define V3_TR(w, pair, slot) \
+    do {                     \
+    } while (0)
+#define V3_CTA(slot) \
+    do {             \
+    } while (0)
+#endif
+  // the RoPE box: K only, free for P after the owner's QK^T
+
+// S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
+// landed; committed, not waited. C0 == 0 starts a new S.
+template <int C0, int C1>
+__device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32_t k_base, uint64_t *full,
+                                         uint32_t parity)
+{
+    wgmma_fence();
+#pragma unroll
+    for (int c = C0; c < C1; ++c) {
+        wait_parity(&full[c], parity);
+#pragma unroll
+        for (int k4 = 0; k4 < 4; ++k4) {
+            const uint32_t off = c * BOX_BYTES + k4 * 32;
+            wgmma_m64n64k16_ss(s, gmma_desc_sw128(q_base + off, 16, 1024), gmma_desc_sw128(k_base + off, 16, 1024),
+                               c + k4 > 0);
+        }
+    }
+    wgmma_commit();
+}
+
+// TMA of the boxes in `mask` of one page into a stage (one thread). Each box completes on its
+// own barrier; the caller is the last reader of those boxes, so no "empty" handshake is needed.
+__device__ __forceinline__ void load_boxes(const CUtensorMap *tmap, char *stage, uint64_t *full, int page,
+                                           unsigned mask)
+{
+#pragma unroll
+    for (int c = 0; c < NBOX; ++c) {
+        if (!(mask >> c & 1u)) continue;
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[c],
+                                       (uint32_t)BOX_BYTES);
+        const int32_t crd[2] = {c * 64, page * BN};
+        ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, stage + c * BOX_BYTES, tmap, crd, &full[c]);
+    }
+}
+
+// Mask (causal / length) and scale S into log2 units; row maxima of this thread's rows over
+// the quad. Accumulator layout: s[4n + e] is (row r0, token 8n + 2c4 + e), s[4n + 2 + e] row r1.
+__device__ __forceinline__ void page_rowmax(const float (&acc)[32], float (&s)[32], int tok0, int lim0, int lim1,
+                                            float sl2, float &mx0, float &mx1)
+{
+    mx0 = mx1 = -CUDART_INF_F;
+#pragma unroll
+    for (int n = 0; n < 8; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int tk = tok0 + n * 8 + e;
+            s[4 * n + e] = tk < lim0 ? acc[4 * n + e] * sl2 : -CUDART_INF_F;
+            s[4 * n + 2 + e] = tk < lim1 ? acc[4 * n + 2 + e] * sl2 : -CUDART_INF_F;
+            mx0 = fmaxf(mx0, s[4 * n + e]);
+            mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
+        }
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+}
+
+// P = 2^(S - mu) as bf16 wgmma A fragments: k-step kk (tokens 16kk..16kk+15) is
+// pa[4kk .. 4kk+3] = {(r0, 8 first), (r1, 8 first), (r0, 8 second), (r1, 8 second)}. Adds the
+// thread's row sums (of the bf16-rounded P is not needed: O and l use the same fp32 P).
+__device__ __forceinline__ void page_exp(const float (&s)[32], float mu0, float mu1, uint32_t (&pa)[16],
+                                         float &ps0, float &ps1)
+{
+    ps0 = ps1 = 0.f;
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+        const float p0 = exp2f(s[4 * n] - mu0), p1 = exp2f(s[4 * n + 1] - mu0);
+        const float p2 = exp2f(s[4 * n + 2] - mu1), p3 = exp2f(s[4 * n + 3] - mu1);
+        ps0 += p0 + p1;
+        ps1 += p2 + p3;
+        pa[4 * (n >> 1) + 2 * (n & 1)] = pack_bf16x2(p0, p1);
+        pa[4 * (n >> 1) + 2 * (n & 1) + 1] = pack_bf16x2(p2, p3);
+    }
+}
+
+// P (64 x 64 bf16, swizzled like a TMA box) for the other consumer's PV.
+__device__ __forceinline__ void store_p(char *sP, const uint32_t (&pa)[16], int r0, int c4)
+{
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+        const int col = 8 * n + 2 * c4;
+        *reinterpret_cast<uint32_t *>(sP + sw128(r0, col)) = pa[4 * (n >> 1) + 2 * (n & 1)];
+        *reinterpret_cast<uint32_t *>(sP + sw128(r0 + 8, col)) = pa[4 * (n >> 1) + 2 * (n & 1) + 1];
+    }
+}
+
+__device__ __forceinline__ void scale_o(float (&o)[128], float f0, float f1)
+{
+#pragma unroll
+    for (int n = 0; n < 32; ++n) {
+        o[4 * n] *= f0;
+        o[4 * n + 1] *= f0;
+        o[4 * n + 2] *= f1;
+        o[4 * n + 3] *= f1;
+    }
+}
+
+// O[:, 256w..) += P . V[:, 256w..) with P from registers / from the page's P box.
+__device__ __forceinline__ void issue_pv_rs(float (&o)[128], const uint32_t (&pa)[16], uint32_t k_base, int w)
+{
+    reg_fence(o);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+        const uint32_t a4[4] = {pa[4 * kk], pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3]};
+        wgmma_m64n256k16_rs<1>(o, a4, gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
+    }
+    wgmma_commit();
+}
+
+__device__ __forceinline__ void issue_pv_ss(float (&o)[128], uint32_t k_base, int w)
+{
+    reg_fence(o);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+        wgmma_m64n256k16_ss<1>(o, gmma_desc_sw128(k_base + P_BOX * BOX_BYTES + kk * 32, 16, 1024),
+                               gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
+    wgmma_commit();
+}
+
+// The V half a non-owner reads (boxes 4w..4w+3) must have landed: wait on their barriers too
+// (already complete by then; the wait makes the TMA writes visible to this warpgroup).
+__device__ __forceinline__ void wait_v_half(uint64_t *full, uint32_t parity, int w)
+{
+#pragma unroll
+    for (int c = 0; c < 4; ++c) wait_parity(&full[4 * w + c], parity);
+}
+
+__device__ __forceinline__ float finite_or_zero(float m) { return m == -CUDART_INF_F ? 0.f : m; }
+
+// Softmax of an owned page: from S to P (registers and the page's P box), the new running max
+// published to the other consumer through mb, O's rescale factors returned. `own` is the
+// consumer's 128-thread index.
+__device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb, float sl2,
+                                            Consumer &c, int own, const float (&acc)[32], uint32_t (&pa)[16],
+                                            float &f0, float &f1, float &ps0, float &ps1)
+{
+    // The accumulator is only read: writing it while the other PV group is open would make
+    // ptxas serialise every wgmma (C7515).
+    float s[32], mx0, mx1;
+    page_rowmax(acc, s, j * BN + 2 * c.c4, c.lim0, c.lim1, sl2, mx0, mx1);
+    const float mn0 = fmaxf(c.m_run0, mx0), mn1 = fmaxf(c.m_run1, mx1);
+    const float mu0 = finite_or_zero(mn0), mu1 = finite_or_zero(mn1);  // a row with nothing visible yet
+    f0 = exp2f(c.m_run0 - mu0);
+    f1 = exp2f(c.m_run1 - mu1);
+    c.m_run0 = mn0;
+    c.m_run1 = mn1;
+    page_exp(s, mu0, mu1, pa, ps0, ps1);
+    const bool tail = pol.t_r - j * BN < BN;  // CTA-uniform
+    if (tail) zero_tail_rows(pol, j, own, sK, 128);
+    store_p(sK + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
+    if (c.c4 == 0) {
+        mb[c.r0] = mn0;
+        mb[c.r1] = mn1;
+    }
+    ptx::fence_proxy_async(ptx::space_shared);
+    if (tail) named_bar_sync(BAR_OWN + c.w, 128);  // own zeroed V rows before own PV
+}
+
+// The other consumer's published max: O's rescale factors from our running max to it.
+__device__ __forceinline__ void adopt_max(const float *mb, Consumer &c, float &f0, float &f1)
+{
+    const float m0 = mb[c.r0], m1 = mb[c.r1];
+    f0 = exp2f(c.m_run0 - finite_or_zero(m0));
+    f1 = exp2f(c.m_run1 - finite_or_zero(m1));
+    c.m_run0 = m0;
+    c.m_run1 = m1;
+}
+
+// Row sums of both consumers added (each sums the P it computed), then the final store. The
+// consumers reach this from different code, so no shared bar.sync (one id at two program
+// points is "divergent" to synccheck): a chain through two mbarriers, each thread arriving
+// with release semantics, 0 -> 1 with consumer 0's sums, 1 -> 0 with the totals.
+__device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
+                                            int split, const KvRange &kr, const Consumer &c, float *red,
+                                            uint64_t *sums, uint32_t parity, long long slot,
+                                            const float (&o)[128])
+{
+    float l0 = c.l_run0, l1 = c.l_run1;
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    float lt[2];
+    if (c.w == 0) {
+        if (c.c4 == 0) {
+            red[c.r0] = l0;
+            red[c.r1] = l1;
+        }
+        ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[0]);
+        wait_parity(&sums[1], parity);
+        lt[0] = red[BM + c.r0];
+        lt[1] = red[BM + c.r1];
+    } else {
+        wait_parity(&sums[0], parity);
+        lt[0] = l0 + red[c.r0];
+        lt[1] = l1 + red[c.r1];
+        if (c.c4 == 0) {
+            red[BM + c.r0] = lt[0];
+            red[BM + c.r1] = lt[1];
+        }
+        ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[1]);
+    }
+    const float mr[2] = {c.m_run0, c.m_run1};
+    store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr, slot);
+}
+
+// Who reloads what: a box is reloaded (TMA, by one thread) by the consumer that reads it last.
+//   page A (stage 0, owner 0): boxes 0-3 (K, V left) by consumer 0 after its PV(A);
+//                              boxes 4-8 (K, V right, P_A) by consumer 1 after its PV(A).
+//   page B (stage 1, owner 1): boxes 0-3 + 8 (K, V left, P_B) by consumer 0 after its PV(B);
+//                              boxes 4-7 (K, V right) by consumer 1 after its PV(B).
+constexpr unsigned A_BY0 = 0x00fu, A_BY1 = 0x1f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0u;
+
+// The split plan (scheduled split grid): part p of the KV work, the split slots of each request
+// (prefix), and where the partial rows of the requests with 2+ splits start (pprefix; requests
+// with one split write their output directly and take no workspace).
+struct Plan {
+    const mla_sched_part *parts;
+    const int *prefix;   // [b + 1]
+    const int *pprefix;  // [b + 1]
+};
+
+// The planner (one CTA of SCHED_THREADS threads, before the main kernel): the positional plan of
+// split_sched.h, every step parallel. C[b + 1] (workspace) gets the cost prefix; then each
+// request's split count and the prefixes of split slots (prefix) and of partial slots (pprefix,
+// requests with 2+ splits only); then each part, one thread per part.
+constexpr int SCHED_THREADS = 256;
+
+// Block-wide exclusive scan of one value per thread (all SCHED_THREADS threads call it).
+template <typename T>
+__device__ __forceinline__ T block_excl_scan(T v, T *ws, T &total)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    T x = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const T y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) ws[warp] = x;
+    __syncthreads();
+    T before = 0, all = 0;
+#pragma unroll
+    for (int i = 0; i < SCHED_THREADS / 32; ++i) {
+        if (i < warp) before += ws[i];
+        all += ws[i];
+    }
+    __syncthreads();  // ws may be reused
+    total = all;
+    return before + x - v;
+}
+
+__device__ __forceinline__ void seesaw_plan(const int *seqlens, int t, int b, int num_parts, mla_sched_part *parts,
+                                            int *prefix, int *pprefix, long long *C)
+{
+    __shared__ long long wl[SCHED_THREADS / 32];
+    __shared__ int wi[SCHED_THREADS / 32];
+    const int ov = MLA_SCHED_OVERHEAD;
+    const int chunk = (b + SCHED_THREADS - 1) / SCHED_THREADS;
+    const int lo = min(b, (int)threadIdx.x * chunk), hi = min(b, lo + chunk);
+    long long cost = 0, total = 0;
+    for (int r = lo; r < hi; ++r) cost += mla_sched_blocks(seqlens, t, r, BN) + ov;
+    long long at = block_excl_scan(cost, wl, total);
+    for (int r = lo; r < hi; ++r) {
+        C[r] = at;
+        at += mla_sched_blocks(seqlens, t, r, BN) + ov;
+    }
+    if (threadIdx.x == 0) C[b] = total;
+    __syncthreads();  // C visible to the whole CTA
+    const long long cap = mla_sched_cap(total, num_parts);
+    int ns_sum = 0, np_sum = 0, ns_all = 0, np_all = 0;
+    for (int r = lo; r < hi; ++r) {
+        const int ns = mla_sched_nsplits_pos(C, r, ov, cap);
+        ns_sum += ns;
+        np_sum += ns >= 2 ? ns : 0;
+    }
+    int s_at = block_excl_scan(ns_sum, wi, ns_all);
+    int p_at = block_excl_scan(np_sum, wi, np_all);
+    for (int r = lo; r < hi; ++r) {
+        const int ns = mla_sched_nsplits_pos(C, r, ov, cap);
+        prefix[r] = s_at;
+        pprefix[r] = p_at;
+        s_at += ns;
+        p_at += ns >= 2 ? ns : 0;
+    }
+    if (threadIdx.x == 0) {
+        prefix[b] = ns_all;
+        pprefix[b] = np_all;
+    }
+    for (int p = threadIdx.x; p < num_parts; p += SCHED_THREADS) mla_sched_part_pos(C, b, ov, cap, p, &parts[p]);
+}
+
+// One CTA of a seesaw kernel (384 threads, SMEM_BYTES of dynamic shared memory; tmap is the
+// address of the kernel's __grid_constant__ tensor map).
+//   SCHED = false (static split grid): CTA (row block x, split y, request z); one segment, the
+//     split's share of the request's pages; partials in the row-major layout (nsplits per row).
+//   SCHED = true (scheduled split grid): CTA (row block x, part y); the part's request segments
+//     from the plan, in order; each segment's pages are the part's blocks clipped to the causal
+//     limit of the row block's last row; its result goes straight to out / lse when the request
+//     has one split, else to partial slot pprefix[r] + split.
+template <bool SCHED>
+__device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
+                                           const TileOut &to, const Plan &plan)
+{
+    extern __shared__ char smem_raw[];
+    char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+    pdl_launch_dependents();
+
+    // The warpgroup index through a shuffle: visibly warp-uniform to ptxas, which otherwise
+    // treats the role branches as divergent and serialises every wgmma (C7520).
+    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
+    uint64_t *fullA = full, *fullB = full + NBOX;
+    uint64_t *sums = full + STAGES * NBOX;
+    char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
+    if (tid == 0) {
+        for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
+        ptx::mbarrier_init(&sums[0], 128);
+        ptx::mbarrier_init(&sums[1], 128);
+        ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    }
+    __syncthreads();
+
+    if (wg == 0) {  // no producer role left: its registers go to the consumers
+        setmaxnreg_dec<40>();
+        return;
+    }
+    setmaxnreg_inc<232>();
+    mla_sched_part part;
+    if (SCHED) {
+        pdl_wait();  // the plan is written by the planner launched just before
+        part = plan.parts[blockIdx.y];
+    } else {
+        part.r0 = part.r1 = blockIdx.z;
+        part.blk0 = part.blk1 = part.split0 = 0;
+    }
+    const int own = (tid - 128) & 127, cw = wg - 1;
+    float *mb = reinterpret_cast<float *>(smem + OFF_M);
+    float *red = reinterpret_cast<float *>(smem + OFF_RED);
+    const uint32_t q_base = smem_addr(smem + OFF_Q);
+    const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
+    V3_CTA(1);
+    // Phase bookkeeping across segments: page A's boxes complete once per pair, B's once per
+    // pair that has a B.
+    int phA = 0, phB = 0;
+    for (int r = part.r0, seg = 0; r <= part.r1; ++r, ++seg) {
+        LatentPolicy<DA, DB> pol(&a, r);
+        KvRange kr;
+        long long slot = -1;
+        TileOut tseg = to;
+        if (SCHED) {
+            int bb = 0, be = 0, sidx = 0;
+            mla_sched_segment(&part, a.seqlens, a.t, BN, r, &bb, &be, &sidx);
+            const int ns = plan.prefix[r + 1] - plan.prefix[r];
+            kr.m0 = blockIdx.x * BM;
+            kr.m_last = min(kr.m0 + BM, pol.rows) - 1;
+            const int nblk = (pol.row_limit(kr.m_last) + BN - 1) / BN;
+            kr.b0 = min(bb, nblk);
+            kr.b1 = min(be, nblk);
+            slot = ns >= 2 ? (long long)plan.pprefix[r] + sidx : -1;
+            tseg.partial = ns >= 2;
+        } else {
+            kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
+        }
+        const int np = kr.b1 - kr.b0;
+        const int *bt = a.block_table + (long long)r * a.bt_stride;
+
+        Consumer c = make_consumer(pol, kr, tid);
+        c.w = cw;
+        // Q of this request; the previous segment's readers of Q and both stages are done (the
+        // row-sum chain of its finish orders the two consumers), so the first pair may load.
+        load_q(pol, kr.m0, c.ct, smem + OFF_Q);
+        if (tid == 128) {
+            if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
+            if (np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
+        }
+        named_bar_sync(1, CONSUMERS);
+        const uint32_t pA0 = phA & 1, pB0 = phB & 1;
+
+        float o[128];
+#pragma unroll
+        for (int i = 0; i < 128; ++i) o[i] = 0.f;
+        float s[32];
+        uint32_t pa[16];
+        float f0, f1, g0, g1, ps0, ps1;
+
+        if (c.w == 0) {
+            // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed
+            // at the end of pair k - 1 (split around the reload of B), so that consumer 1's
+            // QK^T of B runs under this softmax.
+            if (np > 0) issue_qk<0, NBOX>(s, q_base, ka, fullA, pA0);
+            wgmma_wait<0>();
+            reg_fence(s);
+            for (int i = 0; i < np; i += 2) {
+                const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
+                const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+                const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+                const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                V3_TR(0, i >> 1, 0);
+                own_softmax(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+                named_bar_arrive(BAR_PA, CONSUMERS);
+                V3_TR(0, i >> 1, 1);
+                c.l_run0 = c.l_run0 * f0 + ps0;
+                c.l_run1 = c.l_run1 * f1 + ps1;
+                scale_o(o, f0, f1);
+                issue_pv_rs(o, pa, ka, 0);
+                wgmma_wait<0>();
+                V3_TR(0, i >> 1, 2);
+                reg_fence(o);
+                reg_fence(pa);
+                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY0);
+                if (hasB) {
+                    named_bar_sync(BAR_PB, CONSUMERS);
+                    V3_TR(0, i >> 1, 3);
+                    adopt_max(mb + BM, c, g0, g1);
+                    c.l_run0 *= g0;
+                    c.l_run1 *= g1;
+                    scale_o(o, g0, g1);
+                    wait_v_half(fullB, parB, 0);
+                    issue_pv_ss(o, kb, 0);
+                }
+                // The next S_A: boxes 0-3 (reloaded above) behind PV(B); then, once PV(B) is
+                // done and B's boxes are reloaded, boxes 4-8 (reloaded by consumer 1 after its
+                // PV(A)).
+                if (nextA) {
+                    issue_qk<0, 4>(s, q_base, ka, fullA, parA ^ 1);
+                    wgmma_wait<1>();
+                    V3_TR(0, i >> 1, 4);
+                } else {
+                    wgmma_wait<0>();
+                }
+                reg_fence(o);
+                if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+                if (nextA) issue_qk<4, NBOX>(s, q_base, ka, fullA, parA ^ 1);
+                V3_TR(0, i >> 1, 5);
+                wgmma_wait<0>();
+                reg_fence(s);
+                reg_fence(o);
+                V3_TR(0, i >> 1, 6);
+            }
+            finish_pair(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o);
+        } else {
+            // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
+            if (np > 1) issue_qk<0, NBOX>(s, q_base, kb, fullB, pB0);
+            wgmma_wait<0>();
+            reg_fence(s);
+            for (int i = 0; i < np; i += 2) {
+                const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
+                const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+                const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+                const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                named_bar_sync(BAR_PA, CONSUMERS);
+                adopt_max(mb, c, f0, f1);
+                V3_TR(1, i >> 1, 0);
+                c.l_run0 *= f0;
+                c.l_run1 *= f1;
+                scale_o(o, f0, f1);
+                wait_v_half(fullA, parA, 1);
+                issue_pv_ss(o, ka, 1);
+                if (hasB) {  // softmax B under both consumers' PV(A)
+                    own_softmax(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+                    named_bar_arrive(BAR_PB, CONSUMERS);
+                }
+                V3_TR(1, i >> 1, 1);
+                wgmma_wait<0>();
+                reg_fence(o);
+                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                V3_TR(1, i >> 1, 2);
+                if (hasB) {
+                    c.l_run0 = c.l_run0 * g0 + ps0;
+                    c.l_run1 = c.l_run1 * g1 + ps1;
+                    scale_o(o, g0, g1);
+                    issue_pv_rs(o, pa, kb, 1);
+                }
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY1);
+                V3_TR(1, i >> 1, 3);
+                // The next S_B: its boxes arrive from both consumers' reloads just issued; it
+                // runs under consumer 0's next softmax.
+                if (nextB) issue_qk<0, NBOX>(s, q_base, kb, fullB, parB ^ 1);
+                V3_TR(1, i >> 1, 4);
+                wgmma_wait<0>();
+                reg_fence(s);
+                V3_TR(1, i >> 1, 6);
+            }
+            finish_pair(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o);
+        }
+        phA += (np + 1) >> 1;
+        phB += np >> 1;
+    }
+    V3_CTA(2);
+}
+
+// Scheduled grid: merges the partial rows of the requests with 2+ splits (a warp per output row,
+// 8 per 256-thread CTA); rows of one-split requests were written by the main kernel.
+__device__ __forceinline__ void seesaw_combine(const LatentArgs &a, long long rows, const Plan &plan,
+                                               const float *ws_o, const float *ws_lse)
+{
+    const long long row = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
+    if (row >= rows) return;
+    const int rpr = a.s * a.h;
+    const int r = (int)(row / rpr), m = (int)(row % rpr);
+    const int ns = plan.prefix[r + 1] - plan.prefix[r];
+    if (ns < 2) return;
+    const long long first = (long long)plan.pprefix[r] * rpr + m;
+    combine_splits<DA>(ws_o + first * DA, (long long)rpr * DA, ws_lse + first, rpr, ns,
+                       out_at(a.out, a.os, row, a.s, a.h), lse_at_row(a.lse, row, a.s, a.h));
+}
+
+}  // namespace seesaw
+}  // namespace mla

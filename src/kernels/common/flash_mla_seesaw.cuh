@@ -24,7 +24,7 @@ static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 constexpr int P_BOX = NBOX - 1;
 
-// Timeline probe (tools/probe/v3_trace.cu builds this file with MLA_V3_TRACE): SM clock at
+// Timeline probe (scripts/probe/v3_trace.cu builds this file with MLA_V3_TRACE): SM clock at
 // fixed points of each pair, for CTA (0, 0, 0), one thread per consumer. Not in the library.
 #ifdef MLA_V3_TRACE
 __device__ long long g_v3_trace[2][64][8];

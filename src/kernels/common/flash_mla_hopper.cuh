@@ -115,6 +115,39 @@ __device__ __forceinline__ void produce_pages_boxed(const CUtensorMap *tmap, con
     }
 }
 
+// The RoPE box of a page (dims 512..575): read by QK^T only, so free for P once the QK^T of that
+// page is done (v2, v3, v4 keep P there).
+constexpr int P_BOX = NBOX - 1;
+
+// O(64 x 256 of warpgroup w) += P . V of the page at k_base, P in the page's RoPE box, V the
+// page's dims 256w..256w+255 read MN-major: issued and committed, not waited.
+__device__ __forceinline__ void issue_pv_ss(float (&o)[128], uint32_t k_base, int w)
+{
+    reg_fence(o);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+        wgmma_m64n256k16_ss<1>(o, gmma_desc_sw128(k_base + P_BOX * BOX_BYTES + kk * 32, 16, 1024),
+                               gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
+    wgmma_commit();
+}
+
+// Row max / row sum of a thread's two accumulator rows over its quad (the 4 lanes of a row).
+__device__ __forceinline__ void quad_max2(float &a, float &b)
+{
+    a = fmaxf(a, __shfl_xor_sync(0xffffffffu, a, 1));
+    a = fmaxf(a, __shfl_xor_sync(0xffffffffu, a, 2));
+    b = fmaxf(b, __shfl_xor_sync(0xffffffffu, b, 1));
+    b = fmaxf(b, __shfl_xor_sync(0xffffffffu, b, 2));
+}
+__device__ __forceinline__ void quad_sum2(float &a, float &b)
+{
+    a += __shfl_xor_sync(0xffffffffu, a, 1);
+    a += __shfl_xor_sync(0xffffffffu, a, 2);
+    b += __shfl_xor_sync(0xffffffffu, b, 1);
+    b += __shfl_xor_sync(0xffffffffu, b, 2);
+}
+
 // Q (64 x 576) into nine swizzled 64 x 64 boxes by the 256 consumer threads (ct = 0..255);
 // rows past the request's s*h are zero. Ends with the proxy fence: wgmma reads it next.
 __device__ __forceinline__ void load_q(const LatentPolicy<DA, DB> &pol, int m0, int ct, char *sQ)
@@ -206,10 +239,7 @@ __device__ __forceinline__ void softmax_page(const LatentPolicy<DA, DB> &pol, in
             mx0 = fmaxf(mx0, s[4 * n + e]);
             mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
         }
-    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
-    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+    quad_max2(mx0, mx1);
     if (c.c4 == 0) {
         red[c.w * BM + c.r0] = mx0;
         red[c.w * BM + c.r1] = mx1;
@@ -248,10 +278,7 @@ __device__ __forceinline__ void finish(const LatentPolicy<DA, DB> &pol, const Ti
                                        const KvRange &kr, const Consumer &c, float *red, const float (&o)[128])
 {
     float l0 = c.l_run0, l1 = c.l_run1;
-    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    quad_sum2(l0, l1);
     if (c.c4 == 0) {
         red[c.w * BM + c.r0] = l0;
         red[c.w * BM + c.r1] = l1;

@@ -22,7 +22,6 @@ static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 // Named barriers (one arrives, the other waits): 2 = "P_A published" (consumer 0 -> 1), 3 = "P_B
 // published" (1 -> 0); 1 = both consumers (Q); 4 + w = consumer w alone.
 constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
-constexpr int P_BOX = NBOX - 1;
 
 // Timeline probe (scripts/probe/v3_trace.cu builds this file with MLA_V3_TRACE): SM clock at
 // fixed points of each pair, for CTA (0, 0, 0), one thread per consumer. Not in the library.
@@ -115,10 +114,7 @@ __device__ __forceinline__ void page_rowmax(const float (&acc)[32], float (&s)[3
             mx0 = fmaxf(mx0, s[4 * n + e]);
             mx1 = fmaxf(mx1, s[4 * n + 2 + e]);
         }
-    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
-    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
-    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
-    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+    quad_max2(mx0, mx1);
 }
 
 // P = 2^(S - mu) as bf16 wgmma A fragments: k-step kk (tokens 16kk..16kk+15) is
@@ -171,17 +167,6 @@ __device__ __forceinline__ void issue_pv_rs(float (&o)[128], const uint32_t (&pa
         const uint32_t a4[4] = {pa[4 * kk], pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3]};
         wgmma_m64n256k16_rs<1>(o, a4, gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
     }
-    wgmma_commit();
-}
-
-__device__ __forceinline__ void issue_pv_ss(float (&o)[128], uint32_t k_base, int w)
-{
-    reg_fence(o);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-        wgmma_m64n256k16_ss<1>(o, gmma_desc_sw128(k_base + P_BOX * BOX_BYTES + kk * 32, 16, 1024),
-                               gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
     wgmma_commit();
 }
 
@@ -244,10 +229,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
                                             const float (&o)[128])
 {
     float l0 = c.l_run0, l1 = c.l_run1;
-    l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-    l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+    quad_sum2(l0, l1);
     float lt[2];
     if (c.w == 0) {
         if (c.c4 == 0) {

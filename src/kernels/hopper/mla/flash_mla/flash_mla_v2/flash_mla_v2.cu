@@ -30,7 +30,6 @@ constexpr size_t OFF_K = OFF_Q + TILE_BYTES;
 constexpr size_t OFF_RED = OFF_K + (size_t)STAGES * TILE_BYTES;  // float [2][64]: row max / row sum
 constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);      // full[STAGES], empty[STAGES]
 constexpr size_t SMEM_BYTES = OFF_BAR + 2 * STAGES * sizeof(uint64_t) + 1024;  // + base alignment
-constexpr int P_BOX = NBOX - 1;  // the RoPE box of a page, reused for P after QK^T
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v2 exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
@@ -47,18 +46,6 @@ __device__ __forceinline__ void issue_qk(uint32_t q_base, uint32_t k_base, int w
         wgmma_m64n32k16_ss<0>(s, gmma_desc_sw128(q_base + koff, 16, 1024),
                               gmma_desc_sw128(k_base + koff + w * 32 * 128, 16, 1024), kk > 0);
     }
-    wgmma_commit();
-}
-
-// O(64 x 256 of this warpgroup) += P . V of the page at k_base (P in its RoPE box): issued, committed.
-__device__ __forceinline__ void issue_pv(uint32_t k_base, int w, float (&o)[128])
-{
-    reg_fence(o);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-        wgmma_m64n256k16_ss<1>(o, gmma_desc_sw128(k_base + P_BOX * BOX_BYTES + kk * 32, 16, 1024),
-                               gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
     wgmma_commit();
 }
 
@@ -113,7 +100,7 @@ flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     // only when it can see which wait retires which group).
     int i = 0;
     for (int j = kr.b0; j + 1 < kr.b1; ++j, ++i) {
-        issue_pv(smem_addr(stage_ptr(i)), c.w, o);
+        issue_pv_ss(o, smem_addr(stage_ptr(i)), c.w);
         wait_parity(&full[(i + 1) % STAGES], ((i + 1) / STAGES) & 1);
         issue_qk(q_base, smem_addr(stage_ptr(i + 1)), c.w, s);
         wgmma_wait<1>();  // groups retire in order: PV(j) is done, QK^T(j+1) may still run
@@ -135,7 +122,7 @@ flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
         named_bar_sync(2, CONSUMERS);  // P(j+1) of both consumers (and the zeroed V tail) written
     }
     if (kr.b0 < kr.b1) {  // the last page: PV only
-        issue_pv(smem_addr(stage_ptr(i)), c.w, o);
+        issue_pv_ss(o, smem_addr(stage_ptr(i)), c.w);
         wgmma_wait<0>();
         reg_fence(o);
         // (no release: the producer has nothing left to load)

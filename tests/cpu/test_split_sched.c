@@ -161,6 +161,15 @@ static int run_case(const char *label, const int *seqlens, int t, int b, int blo
             snprintf(w2, sizeof w2, "positional plan: %s", why);
             snprintf(why, sizeof why, "%s", w2);
             bad = 1;
+        } else {
+            /* flash_mla_v4 sizes its partial rows for 2 per part: the segments of cut requests */
+            long long cut = 0;
+            for (int r = 0; r < b; r++)
+                if (prefix[r + 1] - prefix[r] >= 2) cut += prefix[r + 1] - prefix[r];
+            if (cut > 2LL * P) {
+                snprintf(why, sizeof why, "positional plan: %lld segments of cut requests > 2 x %d parts", cut, P);
+                bad = 1;
+            }
         }
         free(C);
     }

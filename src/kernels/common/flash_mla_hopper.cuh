@@ -86,35 +86,6 @@ __device__ __forceinline__ void produce_pages(const CUtensorMap *tmap, const Lat
     }
 }
 
-// Like produce_pages, but each of the 9 boxes completes on its own barrier full[st * NBOX + c],
-// so that QK^T can start on the first box while the others are still landing.
-__device__ __forceinline__ void init_barriers_boxed(uint64_t *full, uint64_t *empty)
-{
-    for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&empty[s], CONSUMERS / 32);
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
-}
-
-__device__ __forceinline__ void produce_pages_boxed(const CUtensorMap *tmap, const LatentArgs &a, int r, int b0,
-                                                    int b1, char *stages, uint64_t *full, uint64_t *empty)
-{
-    const int *bt = a.block_table + (long long)r * a.bt_stride;
-    for (int j = b0, i = 0; j < b1; ++j, ++i) {
-        const int st = i % STAGES;
-        wait_parity(&empty[st], ((i / STAGES) & 1) ^ 1);
-        const int page = __ldg(bt + j);
-        char *dst = stages + (size_t)st * TILE_BYTES;
-#pragma unroll
-        for (int c = 0; c < NBOX; ++c) {
-            uint64_t *bar = &full[st * NBOX + c];
-            ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
-                                           (uint32_t)BOX_BYTES);
-            const int32_t crd[2] = {c * 64, page * BN};
-            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, dst + c * BOX_BYTES, tmap, crd, bar);
-        }
-    }
-}
-
 // The RoPE box of a page (dims 512..575): read by QK^T only, so free for P once the QK^T of that
 // page is done (v2, v3, v4 keep P there).
 constexpr int P_BOX = NBOX - 1;
@@ -131,6 +102,22 @@ __device__ __forceinline__ void issue_pv_ss(float (&o)[128], uint32_t k_base, in
                                gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
     wgmma_commit();
 }
+
+// O (a consumer's 64 x 256 accumulator) times the per-row rescale factors of its rows r0, r0 + 8.
+__device__ __forceinline__ void scale_o(float (&o)[128], float f0, float f1)
+{
+#pragma unroll
+    for (int n = 0; n < 32; ++n) {
+        o[4 * n] *= f0;
+        o[4 * n + 1] *= f0;
+        o[4 * n + 2] *= f1;
+        o[4 * n + 3] *= f1;
+    }
+}
+
+// The exponent base of a row: its running max, or 0 for a row with nothing visible yet (its
+// max is -inf; 2^(-inf - 0) = 0 where -inf - -inf would be NaN).
+__device__ __forceinline__ float finite_or_zero(float m) { return m == -CUDART_INF_F ? 0.f : m; }
 
 // Row max / row sum of a thread's two accumulator rows over its quad (the 4 lanes of a row).
 __device__ __forceinline__ void quad_max2(float &a, float &b)
@@ -248,8 +235,7 @@ __device__ __forceinline__ void softmax_page(const LatentPolicy<DA, DB> &pol, in
     named_bar_sync(1, CONSUMERS);
     const float mn0 = fmaxf(c.m_run0, fmaxf(red[c.r0], red[BM + c.r0]));
     const float mn1 = fmaxf(c.m_run1, fmaxf(red[c.r1], red[BM + c.r1]));
-    const float mu0 = mn0 == -CUDART_INF_F ? 0.f : mn0;  // a row with nothing visible yet
-    const float mu1 = mn1 == -CUDART_INF_F ? 0.f : mn1;
+    const float mu0 = finite_or_zero(mn0), mu1 = finite_or_zero(mn1);
     al0 = exp2f(c.m_run0 - mu0);
     al1 = exp2f(c.m_run1 - mu1);
     c.m_run0 = mn0;

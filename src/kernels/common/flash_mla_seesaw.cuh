@@ -61,7 +61,6 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
     do {             \
     } while (0)
 #endif
-  // the RoPE box: K only, free for P after the owner's QK^T
 
 // S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
 // landed; committed, not waited. C0 == 0 starts a new S.
@@ -118,8 +117,8 @@ __device__ __forceinline__ void page_rowmax(const float (&acc)[32], float (&s)[3
 }
 
 // P = 2^(S - mu) as bf16 wgmma A fragments: k-step kk (tokens 16kk..16kk+15) is
-// pa[4kk .. 4kk+3] = {(r0, 8 first), (r1, 8 first), (r0, 8 second), (r1, 8 second)}. Adds the
-// thread's row sums (of the bf16-rounded P is not needed: O and l use the same fp32 P).
+// pa[4kk .. 4kk+3] = {(r0, 8 first), (r1, 8 first), (r0, 8 second), (r1, 8 second)}. Also the
+// thread's partial row sums of P (in fp32, as v1 sums them).
 __device__ __forceinline__ void page_exp(const float (&s)[32], float mu0, float mu1, uint32_t (&pa)[16],
                                          float &ps0, float &ps1)
 {
@@ -146,17 +145,6 @@ __device__ __forceinline__ void store_p(char *sP, const uint32_t (&pa)[16], int 
     }
 }
 
-__device__ __forceinline__ void scale_o(float (&o)[128], float f0, float f1)
-{
-#pragma unroll
-    for (int n = 0; n < 32; ++n) {
-        o[4 * n] *= f0;
-        o[4 * n + 1] *= f0;
-        o[4 * n + 2] *= f1;
-        o[4 * n + 3] *= f1;
-    }
-}
-
 // O[:, 256w..) += P . V[:, 256w..) with P from registers / from the page's P box.
 __device__ __forceinline__ void issue_pv_rs(float (&o)[128], const uint32_t (&pa)[16], uint32_t k_base, int w)
 {
@@ -177,8 +165,6 @@ __device__ __forceinline__ void wait_v_half(uint64_t *full, uint32_t parity, int
 #pragma unroll
     for (int c = 0; c < 4; ++c) wait_parity(&full[4 * w + c], parity);
 }
-
-__device__ __forceinline__ float finite_or_zero(float m) { return m == -CUDART_INF_F ? 0.f : m; }
 
 // Softmax of an owned page: from S to P (registers and the page's P box), the new running max
 // published to the other consumer through mb, O's rescale factors returned. `own` is the

@@ -1,7 +1,7 @@
 /*
- * Split-KV work planner for the decode kernels. Header-only and integer-only so that the host
- * (plan once, upload), the C tests (check it by brute force) and device code (plan or walk a part
- * in a kernel, one thread, no allocation) run the very same code. Compiles as C11, as C++17 and
+ * Split-KV work planner for the scheduled decode kernels (flash_mla_v4). Header-only and
+ * integer-only so that device code (the planner kernel, and each CTA walking its part) and the C
+ * test (which checks it by brute force) run the very same code. Compiles as C11, as C++17 and
  * under nvcc.
  *
  * Work model. Request r of [0, b) has n_r = ceil(len_r / block_n) KV blocks, len_r = seqlens[r]
@@ -12,17 +12,21 @@
  * FlashMLA's scheduler charges 5 for the same reason), so
  *     cost(part) = sum over its segments of (end - begin + overhead).
  * A request with n_r == 0 still gets exactly one (empty) segment, so that exactly one part writes
- * its output (zeros, lse = -inf); an empty segment costs `overhead`.
+ * its output (zeros, lse = -inf).
  *
- * Balance bound. With T = sum_r (n_r + overhead) (every request charged its overhead once),
- *     max_p cost(p) <= ceil(T / num_parts) + overhead.
- * The extra `overhead` is the price of splitting: a request cut between two parts pays its
- * overhead twice. Parts are filled greedily in order with a budget of exactly that bound; every
- * part but the last non-empty one costs at least ceil(T / num_parts), which is why the bound
- * suffices to place all of the work, and why the parts past the work (if any) are the last ones.
- * Each part starts at most one continued request, so the split slots number at most
- * b + num_parts - 1 (mla_sched_max_splits): enough to size partial buffers before the lengths
- * are known.
+ * The plan is positional, so that every part can be computed on its own (one thread per part): the
+ * work is laid out in cost units, request r taking [C[r], C[r + 1]) with C the exclusive prefix
+ * of (n_r + overhead), first its `overhead` units, then its blocks. Part p takes the units
+ * [p * cap, min((p + 1) * cap, T)), cap = ceil(T / num_parts), and owns a request with blocks
+ * when its units meet the request's blocks, a request without blocks when they hold the request's
+ * last unit (so that only a part's first request can have overhead units outside the part).
+ * Needs overhead >= 1 (a request of zero cost would own no unit).
+ *
+ * Guarantees (checked by tests/cpu/test_split_sched.c): every block is in exactly one part's
+ * segment and every 0-block request in exactly one; a request's parts are consecutive and its
+ * segments numbered 0, 1, ... in part order; cost(part) <= cap + overhead; at most
+ * b + num_parts - 1 segments; at most 2 * num_parts segments of requests cut between parts (a
+ * part's first and last). A part whose units lie inside one request's overhead is empty.
  */
 #ifndef MLA_SPLIT_SCHED_H
 #define MLA_SPLIT_SCHED_H
@@ -42,8 +46,8 @@
  * One part's range of the flattened work, from (r0, blk0) inclusive to block blk1 (exclusive) of
  * request r1. Requests strictly between r0 and r1 are whole. A request with no blocks appears as
  * the empty segment [0, 0).
- * An empty part (no work: the work ran out before it) has r0 = b, r1 = -1 and blk0 = blk1 =
- * split0 = 0, so that `for (r = p.r0; r <= p.r1; r++)` does nothing.
+ * An empty part has r0 = b, r1 = -1 and blk0 = blk1 = split0 = 0, so that
+ * `for (r = p.r0; r <= p.r1; r++)` does nothing.
  */
 typedef struct {
     int r0, blk0;   /* first (request, block), inclusive */
@@ -61,69 +65,10 @@ MLA_HD int mla_sched_blocks(const int *seqlens, int t, int r, int block_n)
     return len / block_n + (len % block_n != 0);
 }
 
-/* Upper bound of mla_sched_plan's return value for any lengths (b >= 1, num_parts >= 1) */
-MLA_HD int mla_sched_max_splits(int b, int num_parts)
-{
-    return b + num_parts - 1;
-}
-
-/*
- * Plans all parts in O(b + num_parts): writes parts[num_parts] and splits_prefix[b + 1], where
- * splits_prefix[r + 1] - splits_prefix[r] >= 1 is the number of parts owning a segment of
- * request r (so the split slots of r are splits_prefix[r] + 0 .. nsplits_r - 1, numbered in part
- * order). Returns splits_prefix[b], or -1 for b < 0, block_n < 1, num_parts < 1, overhead < 0
- * or a NULL output (nothing written then).
- */
-MLA_HD int mla_sched_plan(const int *seqlens, int t, int b, int block_n, int num_parts, int overhead,
-                          mla_sched_part *parts, int *splits_prefix)
-{
-    if (b < 0 || block_n < 1 || num_parts < 1 || overhead < 0 || !parts || !splits_prefix) return -1;
-
-    /* long long: b * overhead plus every block may pass INT_MAX where a single part's share cannot */
-    long long total = 0;
-    for (int r = 0; r < b; r++) total += (long long)mla_sched_blocks(seqlens, t, r, block_n) + overhead;
-    const long long cap = (total + num_parts - 1) / num_parts + overhead;
-
-    int r = 0, blk = 0;   /* the next unplanned (request, block) */
-    int nsplit = 0;       /* parts that already own a segment of request r */
-    int n = b > 0 ? mla_sched_blocks(seqlens, t, 0, block_n) : 0;
-    splits_prefix[0] = 0;
-    for (int p = 0; p < num_parts; p++) {
-        mla_sched_part *q = &parts[p];
-        q->r0 = b; q->blk0 = 0; q->r1 = -1; q->blk1 = 0; q->split0 = 0;
-        long long budget = cap;
-        while (r < b) {
-            const long long rest = n - blk;
-            if (rest + overhead <= budget) {
-                /* the rest of r fits: finish it (a 0-block request lands here: its single owner) */
-                if (q->r1 < 0) { q->r0 = r; q->blk0 = blk; q->split0 = nsplit; }
-                q->r1 = r; q->blk1 = n;
-                budget -= rest + overhead;
-                splits_prefix[r + 1] = splits_prefix[r] + nsplit + 1;
-                r++; blk = 0; nsplit = 0;
-                if (r < b) n = mla_sched_blocks(seqlens, t, r, block_n);
-            } else {
-                /* cut r only where at least one block fits after its overhead: a segment that
-                 * pays the overhead for nothing would only add a split slot */
-                if (budget > overhead) {
-                    if (q->r1 < 0) { q->r0 = r; q->blk0 = blk; q->split0 = nsplit; }
-                    blk += (int)(budget - overhead);
-                    q->r1 = r; q->blk1 = blk;
-                    nsplit++;
-                }
-                break;
-            }
-        }
-    }
-    /* unreachable by the bound above; kept so that a broken invariant cannot pass silently */
-    if (r < b) return -1;
-    return splits_prefix[b];
-}
-
 /*
  * Request r's segment in part p, for walking a part without storing its segments: sets
  * [*blk_begin, *blk_end) and the split index within r, returns 1; returns 0 (outputs untouched)
- * when p has no segment of r. seqlens, t and block_n as given to mla_sched_plan.
+ * when p has no segment of r. seqlens, t and block_n as the plan's costs were made from.
  */
 MLA_HD int mla_sched_segment(const mla_sched_part *p, const int *seqlens, int t, int block_n, int r,
                              int *blk_begin, int *blk_end, int *split_idx)
@@ -135,20 +80,7 @@ MLA_HD int mla_sched_segment(const mla_sched_part *p, const int *seqlens, int t,
     return 1;
 }
 
-/*
- * The positional plan: the same parts, computed independently (one thread per part, so that a
- * CTA plans in parallel; mla_sched_plan walks everything on one thread). The flattened work is
- * laid out in cost units, request r taking [C[r], C[r + 1]) with C the exclusive prefix of
- * (n_r + overhead): first its `overhead` units, then its n_r blocks. Part p takes the units
- * [p * cap, min((p + 1) * cap, T)), cap = ceil(T / num_parts), and owns a request with blocks
- * when its units meet the request's blocks, a request without blocks when they hold the
- * request's last unit (so that only a part's first request can have overhead units outside the
- * part: the bound below). Needs overhead >= 1 (a request of zero cost would own no unit).
- * Properties (checked by tests/cpu/test_split_sched.c): every block is in exactly one part's
- * segment, every 0-block request in exactly one, a request's parts are consecutive and
- * numbered in order, and cost(part) <= cap + overhead; unlike mla_sched_plan, a part whose
- * units lie inside one request's overhead is empty while later parts have work.
- */
+/* cap = ceil(T / num_parts); 1 for no work */
 MLA_HD long long mla_sched_cap(long long total, int num_parts)
 {
     return total > 0 ? (total + num_parts - 1) / num_parts : 1;
@@ -173,6 +105,7 @@ MLA_HD int mla_sched_nsplits_pos(const long long *C, int r, int overhead, long l
     return n > 0 ? (int)((b0 + n - 1) / cap - b0 / cap + 1) : 1;
 }
 
+/* part p of the plan (C[0..b] the cost prefix, cap from mla_sched_cap) */
 MLA_HD void mla_sched_part_pos(const long long *C, int b, int overhead, long long cap, int p, mla_sched_part *q)
 {
     const long long S = (long long)p * cap, T = b > 0 ? C[b] : 0;

@@ -100,13 +100,7 @@ flash_mla_v1(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
         named_bar_sync(2, CONSUMERS);  // all of P (and the zeroed V rows) written
 
         // O[:, 256w .. 256w + 256) = O * alpha + P . V
-#pragma unroll
-        for (int n = 0; n < 32; ++n) {
-            o[4 * n] *= al0;
-            o[4 * n + 1] *= al0;
-            o[4 * n + 2] *= al1;
-            o[4 * n + 3] *= al1;
-        }
+        scale_o(o, al0, al1);
         reg_fence(o);
         wgmma_fence();
 #pragma unroll

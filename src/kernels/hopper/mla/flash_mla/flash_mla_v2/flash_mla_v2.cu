@@ -112,13 +112,7 @@ flash_mla_v2(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
         float al0, al1;
         softmax_page(pol, j + 1, stage_ptr(i + 1), stage_ptr(i + 1) + P_BOX * BOX_BYTES, red, sl2, c, s, al0,
                      al1);
-#pragma unroll
-        for (int n = 0; n < 32; ++n) {
-            o[4 * n] *= al0;
-            o[4 * n + 1] *= al0;
-            o[4 * n + 2] *= al1;
-            o[4 * n + 3] *= al1;
-        }
+        scale_o(o, al0, al1);
         named_bar_sync(2, CONSUMERS);  // P(j+1) of both consumers (and the zeroed V tail) written
     }
     if (kr.b0 < kr.b1) {  // the last page: PV only

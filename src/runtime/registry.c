@@ -158,12 +158,12 @@ const mla_kernel_version *mla_registry_find(const char *name)
 }
 
 /* Append printf text to why (truncating quietly). */
-static void why_append(char *why, size_t why_len, const char *fmt, const char *a, const char *b)
+static void why_append(char *why, size_t why_len, const char *fmt, const char *a)
 {
     if (!why || !why_len) return;
     size_t used = strlen(why);
     if (used + 1 >= why_len) return;
-    snprintf(why + used, why_len - used, fmt, a, b);
+    snprintf(why + used, why_len - used, fmt, a);
 }
 
 const mla_kernel_version *mla_registry_default(mla_design design, int cc_major, int cc_minor, char *why,
@@ -191,13 +191,24 @@ const mla_kernel_version *mla_registry_default(mla_design design, int cc_major, 
     if (why && why_len)
         snprintf(why, why_len, "no version of %s runs on compute capability %d.%d:", mla_design_name(design),
                  cc_major, cc_minor);
+    /* Consecutive versions skipped for the same reason share it ("a, b skipped (r);"), so the
+     * message stays within a caller's buffer as a design's line of versions grows. */
+    char prev[160] = "";
     for (int j = 0; j < mla_registry_table_size; j++) {
         const mla_kernel_version *kv = mla_registry_table[j];
         if (!kv || kv->design != design) continue;
         char r[160];
         mla_arch_allows(kv->target, cc_major, cc_minor, r, sizeof r);
-        why_append(why, why_len, " %s skipped (%s);", kv->name ? kv->name : "(unnamed)", r);
+        const char *name = kv->name ? kv->name : "(unnamed)";
+        if (prev[0] && strcmp(r, prev) == 0) {
+            why_append(why, why_len, ", %s", name);
+            continue;
+        }
+        if (prev[0]) why_append(why, why_len, " skipped (%s);", prev);
+        why_append(why, why_len, " %s", name);
+        snprintf(prev, sizeof prev, "%s", r[0] ? r : "not allowed");
     }
+    if (prev[0]) why_append(why, why_len, " skipped (%s);", prev);
     size_t n = why && why_len ? strlen(why) : 0;
     if (n && why[n - 1] == ';') why[n - 1] = '\0';
     return NULL;

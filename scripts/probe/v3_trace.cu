@@ -1,17 +1,48 @@
-// Timeline probe for flash_mla_v3 (not part of the library or the tests): builds the kernel with
-// MLA_V3_TRACE, runs one decode shape (default b=32, s=16, h=128, t=4096) with a direct launch,
+// Timeline probe for the seesaw (flash_mla_v3 / v5; not part of the library or the tests): builds
+// the CTA with MLA_V3_TRACE for a set of schedule-option masks (flash_mla_seesaw.cuh's OPT_*; 0 is
+// v3, 15 is v5), runs one decode shape (default b=32, s=16, h=128, t=4096) with a direct launch,
 // and prints, for CTA (0,0,0), the SM-clock timestamps of each pair's events relative to the
-// pair's start, for both consumer warpgroups. Built and run by scripts/device_probe.sh.
+// pair's start, for both consumer warpgroups, and the median steady-state pair period.
+// Usage: v3_probe b s h t [opt]. Built and run by scripts/device_probe.sh.
 #define MLA_V3_TRACE 1
 #include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v3/flash_mla_v3.cu"
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <algorithm>
+
+template <int OPT>
+__global__ void __launch_bounds__(NTHREADS, 1)
+probe_cta(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits, float sl2,
+          TileOut to)
+{
+    seesaw_cta<false, OPT>(&tmap, a, nsplits, sl2, to, Plan{});
+}
+typedef void (*ProbeFn)(CUtensorMap, LatentArgs, int, float, TileOut);
+static ProbeFn probe_fn(int opt)
+{
+    switch (opt) {
+    case 0: return probe_cta<0>;
+    case 1: return probe_cta<1>;
+    case 2: return probe_cta<2>;
+    case 4: return probe_cta<4>;
+    case 8: return probe_cta<8>;
+    case 9: return probe_cta<9>;
+    case 15: return probe_cta<15>;
+    default: return nullptr;
+    }
+}
 
 int main(int argc, char **argv)
 {
     const int b = argc > 1 ? atoi(argv[1]) : 32, s = argc > 2 ? atoi(argv[2]) : 16;
     const int h = argc > 3 ? atoi(argv[3]) : 128, t = argc > 4 ? atoi(argv[4]) : 4096;
+    const int opt = argc > 5 ? atoi(argv[5]) : 0;
+    const ProbeFn fn = probe_fn(opt);
+    if (!fn) {
+        printf("opt %d is not instantiated in the probe\n", opt);
+        return 1;
+    }
     const int ppr = (t + 63) / 64, num_pages = b * ppr;
     std::vector<bf16> hq((size_t)b * s * h * DQK), hc((size_t)num_pages * 64 * DQK);
     unsigned x = 12345u;
@@ -51,9 +82,9 @@ int main(int argc, char **argv)
     a.lse = nullptr;
     const float sl2 = 0.0721f;
     TileOut to = {nullptr, nullptr, 0};
-    cudaFuncSetAttribute(flash_mla_v3, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+    cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
     const dim3 grid((s * h + 63) / 64, 1, b);  // static grid, one split: timing of the main kernel
-    auto run = [&]() { flash_mla_v3<<<grid, NTHREADS, SMEM_BYTES>>>(tmap, a, 1, sl2, to); };
+    auto run = [&]() { fn<<<grid, NTHREADS, SMEM_BYTES>>>(tmap, a, 1, sl2, to); };
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
@@ -68,8 +99,8 @@ int main(int argc, char **argv)
     cudaEventElapsedTime(&ms, e0, e1);
     const double us = ms * 1000.0 / reps;
     const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);  // causal ~ full at s << t
-    printf("b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch (main kernel, one split), %.1f TFLOP/s\n", b, s, h, t, grid.x, grid.y, grid.z,
-           us, flops / us * 1e-6);
+    printf("opt=%d b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch (main kernel, one split), %.1f TFLOP/s\n", opt, b, s,
+           h, t, grid.x, grid.y, grid.z, us, flops / us * 1e-6);
     {  // per-CTA durations and per-SM gaps between consecutive CTAs (last launch)
         const int n = grid.x * grid.y * grid.z;
         std::vector<unsigned long long> ct((size_t)n * 3);
@@ -97,6 +128,12 @@ int main(int argc, char **argv)
     printf("clocks relative to WG0 slot 0 of each pair (WG0: 0 top/S ready, 1 P_A out, 2 PV(A,L) done, 3 P_B in, "
            "4 PV(B,L) done, 5 QK(A') issued, 6 S_A' done | WG1: 0 P_A in, 1 P_B out, 2 PV(A,R) done, 3 PV(B,R) done, "
            "4 QK(B') issued, 6 S_B' done)\n");
+    std::vector<long long> per;
+    for (int p = 2; p + 2 < pairs; ++p) per.push_back(tr[0][p + 1][0] - tr[0][p][0]);
+    std::sort(per.begin(), per.end());
+    if (!per.empty())
+        printf("opt=%d steady pair period: median %lld, min %lld, max %lld SM cycles (%zu pairs)\n", opt,
+               per[per.size() / 2], per.front(), per.back(), per.size());
     long long prev = 0;
     for (int p = 0; p < pairs; ++p) {
         const long long t0 = tr[0][p][0];

@@ -23,6 +23,38 @@ static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 // published" (1 -> 0); 1 = both consumers (Q); 4 + w = consumer w alone.
 constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 
+// Schedule options of seesaw_cta, a bit each, so that the timeline probe can measure each alone
+// (scripts/probe/v3_trace.cu). flash_mla_v3 and v4 use none; flash_mla_v5 all.
+//   OPT_EARLY_B: consumer 0 waits for its PV(B) and reloads page B's boxes before it starts the
+//     next S_A, which blocks on page A's reload: B's reload no longer waits for A's.
+//   OPT_SKIP_RESCALE: O is not multiplied by the rescale factors when they are all 1 in a warp
+//     (no row maximum of the warp moved), the common case once a long row has seen its peak.
+//   OPT_FAST_SOFTMAX: exponentials by ex2.approx.ftz (no range fix-up around MUFU.EX2), and a
+//     mask-free path, with the scale folded into one FFMA, for pages every row of a warp sees
+//     in full.
+//   OPT_EARLY_A: consumer 1 waits for its PV(A) between the exponentials and the publication of
+//     softmax B, and reloads page A's right half there rather than after publishing P_B.
+enum : int { OPT_EARLY_B = 1, OPT_SKIP_RESCALE = 2, OPT_FAST_SOFTMAX = 4, OPT_EARLY_A = 8 };
+
+template <int OPT>
+__device__ __forceinline__ float fexp2(float x)
+{
+    if (OPT & OPT_FAST_SOFTMAX) {
+        float y;
+        asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));  // 2^-inf = +0, as exp2f
+        return y;
+    }
+    return exp2f(x);
+}
+
+// O times the rescale factors, skipped (OPT_SKIP_RESCALE) when every factor of the warp is 1:
+// exp2(m - m) is exactly 1, so skipping changes nothing. Warp-uniform; no wgmma on o in flight.
+template <int OPT>
+__device__ __forceinline__ void rescale_o(float (&o)[128], float f0, float f1)
+{
+    if (!(OPT & OPT_SKIP_RESCALE) || __any_sync(0xffffffffu, f0 != 1.f || f1 != 1.f)) scale_o(o, f0, f1);
+}
+
 // Timeline probe (scripts/probe/v3_trace.cu builds this file with MLA_V3_TRACE): SM clock at
 // fixed points of each pair, for CTA (0, 0, 0), one thread per consumer. Not in the library.
 #ifdef MLA_V3_TRACE
@@ -119,14 +151,16 @@ __device__ __forceinline__ void page_rowmax(const float (&acc)[32], float (&s)[3
 // P = 2^(S - mu) as bf16 wgmma A fragments: k-step kk (tokens 16kk..16kk+15) is
 // pa[4kk .. 4kk+3] = {(r0, 8 first), (r1, 8 first), (r0, 8 second), (r1, 8 second)}. Also the
 // thread's partial row sums of P (in fp32, as v1 sums them).
+// With sl2 != 1 (the mask-free path) s is the raw accumulator and 2^(s * sl2 - mu) one FFMA.
+template <int OPT>
 __device__ __forceinline__ void page_exp(const float (&s)[32], float mu0, float mu1, uint32_t (&pa)[16],
-                                         float &ps0, float &ps1)
+                                         float &ps0, float &ps1, float sl2 = 1.f)
 {
     ps0 = ps1 = 0.f;
 #pragma unroll
     for (int n = 0; n < 8; ++n) {
-        const float p0 = exp2f(s[4 * n] - mu0), p1 = exp2f(s[4 * n + 1] - mu0);
-        const float p2 = exp2f(s[4 * n + 2] - mu1), p3 = exp2f(s[4 * n + 3] - mu1);
+        const float p0 = fexp2<OPT>(fmaf(s[4 * n], sl2, -mu0)), p1 = fexp2<OPT>(fmaf(s[4 * n + 1], sl2, -mu0));
+        const float p2 = fexp2<OPT>(fmaf(s[4 * n + 2], sl2, -mu1)), p3 = fexp2<OPT>(fmaf(s[4 * n + 3], sl2, -mu1));
         ps0 += p0 + p1;
         ps1 += p2 + p3;
         pa[4 * (n >> 1) + 2 * (n & 1)] = pack_bf16x2(p0, p1);
@@ -166,41 +200,78 @@ __device__ __forceinline__ void wait_v_half(uint64_t *full, uint32_t parity, int
     for (int c = 0; c < 4; ++c) wait_parity(&full[4 * w + c], parity);
 }
 
-// Softmax of an owned page: from S to P (registers and the page's P box), the new running max
-// published to the other consumer through mb, O's rescale factors returned. `own` is the
-// consumer's 128-thread index.
-__device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb, float sl2,
-                                            Consumer &c, int own, const float (&acc)[32], uint32_t (&pa)[16],
-                                            float &f0, float &f1, float &ps0, float &ps1)
+// Softmax of an owned page, first half: from S to P in registers (bf16 A fragments) and the
+// thread's partial row sums; the running max moves to the page's and O's rescale factors are
+// returned. `j` is the page index.
+template <int OPT>
+__device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const float (&acc)[32], uint32_t (&pa)[16],
+                                        float &f0, float &f1, float &ps0, float &ps1)
 {
     // The accumulator is only read: writing it while the other PV group is open would make
     // ptxas serialise every wgmma (C7515).
-    float s[32], mx0, mx1;
-    page_rowmax(acc, s, j * BN + 2 * c.c4, c.lim0, c.lim1, sl2, mx0, mx1);
-    const float mn0 = fmaxf(c.m_run0, mx0), mn1 = fmaxf(c.m_run1, mx1);
-    const float mu0 = finite_or_zero(mn0), mu1 = finite_or_zero(mn1);  // a row with nothing visible yet
-    f0 = exp2f(c.m_run0 - mu0);
-    f1 = exp2f(c.m_run1 - mu1);
+    float mn0, mn1, mu0, mu1;
+    const bool full = (OPT & OPT_FAST_SOFTMAX) && sl2 > 0.f && __all_sync(0xffffffffu, (j + 1) * BN <= min(c.lim0, c.lim1));
+    if (full) {  // warp-uniform: no token of the page is masked for any row of the warp
+        float mx0 = acc[0], mx1 = acc[2];
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+            mx0 = fmaxf(mx0, fmaxf(acc[4 * n], acc[4 * n + 1]));
+            mx1 = fmaxf(mx1, fmaxf(acc[4 * n + 2], acc[4 * n + 3]));
+        }
+        quad_max2(mx0, mx1);
+        mn0 = fmaxf(c.m_run0, mx0 * sl2);  // sl2 > 0: max(acc) * sl2 is max(acc * sl2)
+        mn1 = fmaxf(c.m_run1, mx1 * sl2);
+        mu0 = mn0;  // finite: the page has visible tokens in both rows
+        mu1 = mn1;
+        page_exp<OPT>(acc, mu0, mu1, pa, ps0, ps1, sl2);
+    } else {
+        float s[32], mx0, mx1;
+        page_rowmax(acc, s, j * BN + 2 * c.c4, c.lim0, c.lim1, sl2, mx0, mx1);
+        mn0 = fmaxf(c.m_run0, mx0);
+        mn1 = fmaxf(c.m_run1, mx1);
+        mu0 = finite_or_zero(mn0);  // a row with nothing visible yet
+        mu1 = finite_or_zero(mn1);
+        page_exp<OPT>(s, mu0, mu1, pa, ps0, ps1);
+    }
+    f0 = fexp2<OPT>(c.m_run0 - mu0);
+    f1 = fexp2<OPT>(c.m_run1 - mu1);
     c.m_run0 = mn0;
     c.m_run1 = mn1;
-    page_exp(s, mu0, mu1, pa, ps0, ps1);
+}
+
+// Second half: P into the page's P box and the new running max to the other consumer (mb),
+// the V rows past the request's length zeroed; the caller's arrive publishes both. `own` is the
+// consumer's 128-thread index.
+__device__ __forceinline__ void own_publish(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb,
+                                            const Consumer &c, int own, const uint32_t (&pa)[16])
+{
     const bool tail = pol.t_r - j * BN < BN;  // CTA-uniform
     if (tail) zero_tail_rows(pol, j, own, sK, 128);
     store_p(sK + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
     if (c.c4 == 0) {
-        mb[c.r0] = mn0;
-        mb[c.r1] = mn1;
+        mb[c.r0] = c.m_run0;
+        mb[c.r1] = c.m_run1;
     }
     ptx::fence_proxy_async(ptx::space_shared);
     if (tail) named_bar_sync(BAR_OWN + c.w, 128);  // own zeroed V rows before own PV
 }
 
+template <int OPT>
+__device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb, float sl2,
+                                            Consumer &c, int own, const float (&acc)[32], uint32_t (&pa)[16],
+                                            float &f0, float &f1, float &ps0, float &ps1)
+{
+    own_exp<OPT>(j, sl2, c, acc, pa, f0, f1, ps0, ps1);
+    own_publish(pol, j, sK, mb, c, own, pa);
+}
+
 // The other consumer's published max: O's rescale factors from our running max to it.
+template <int OPT>
 __device__ __forceinline__ void adopt_max(const float *mb, Consumer &c, float &f0, float &f1)
 {
     const float m0 = mb[c.r0], m1 = mb[c.r1];
-    f0 = exp2f(c.m_run0 - finite_or_zero(m0));
-    f1 = exp2f(c.m_run1 - finite_or_zero(m1));
+    f0 = fexp2<OPT>(c.m_run0 - finite_or_zero(m0));
+    f1 = fexp2<OPT>(c.m_run1 - finite_or_zero(m1));
     c.m_run0 = m0;
     c.m_run1 = m1;
 }
@@ -334,7 +405,7 @@ __device__ __forceinline__ void seesaw_plan(const int *seqlens, int t, int b, in
 //     from the plan, in order; each segment's pages are the part's blocks clipped to the causal
 //     limit of the row block's last row; its result goes straight to out / lse when the request
 //     has one split, else to partial slot pprefix[r] + split.
-template <bool SCHED>
+template <bool SCHED, int OPT = 0>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan)
 {
@@ -433,12 +504,12 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
                 V3_TR(0, i >> 1, 0);
-                own_softmax(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+                own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
                 named_bar_arrive(BAR_PA, CONSUMERS);
                 V3_TR(0, i >> 1, 1);
                 c.l_run0 = c.l_run0 * f0 + ps0;
                 c.l_run1 = c.l_run1 * f1 + ps1;
-                scale_o(o, f0, f1);
+                rescale_o<OPT>(o, f0, f1);
                 issue_pv_rs(o, pa, ka, 0);
                 wgmma_wait<0>();
                 V3_TR(0, i >> 1, 2);
@@ -448,12 +519,26 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 if (hasB) {
                     named_bar_sync(BAR_PB, CONSUMERS);
                     V3_TR(0, i >> 1, 3);
-                    adopt_max(mb + BM, c, g0, g1);
+                    adopt_max<OPT>(mb + BM, c, g0, g1);
                     c.l_run0 *= g0;
                     c.l_run1 *= g1;
-                    scale_o(o, g0, g1);
+                    rescale_o<OPT>(o, g0, g1);
                     wait_v_half(fullB, parB, 0);
                     issue_pv_ss(o, kb, 0);
+                }
+                if (OPT & OPT_EARLY_B) {
+                    // B's boxes first (once PV(B) is done), then the whole next S_A, box by box
+                    // as page A's reloads land.
+                    wgmma_wait<0>();
+                    reg_fence(o);
+                    V3_TR(0, i >> 1, 4);
+                    if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+                    if (nextA) issue_qk<0, NBOX>(s, q_base, ka, fullA, parA ^ 1);
+                    V3_TR(0, i >> 1, 5);
+                    wgmma_wait<0>();
+                    reg_fence(s);
+                    V3_TR(0, i >> 1, 6);
+                    continue;
                 }
                 // The next S_A: boxes 0-3 (reloaded above) behind PV(B); then, once PV(B) is
                 // done and B's boxes are reloaded, boxes 4-8 (reloaded by consumer 1 after its
@@ -486,26 +571,34 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
                 named_bar_sync(BAR_PA, CONSUMERS);
-                adopt_max(mb, c, f0, f1);
+                adopt_max<OPT>(mb, c, f0, f1);
                 V3_TR(1, i >> 1, 0);
                 c.l_run0 *= f0;
                 c.l_run1 *= f1;
-                scale_o(o, f0, f1);
+                rescale_o<OPT>(o, f0, f1);
                 wait_v_half(fullA, parA, 1);
                 issue_pv_ss(o, ka, 1);
                 if (hasB) {  // softmax B under both consumers' PV(A)
-                    own_softmax(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+                    if (OPT & OPT_EARLY_A) {
+                        own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
+                        wgmma_wait<0>();  // PV(A, R): page A's right half is free
+                        reg_fence(o);
+                        if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                        own_publish(pol, kr.b0 + i + 1, sKB, mb + BM, c, own, pa);
+                    } else {
+                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+                    }
                     named_bar_arrive(BAR_PB, CONSUMERS);
                 }
                 V3_TR(1, i >> 1, 1);
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                if (nextA && own == 0 && !((OPT & OPT_EARLY_A) && hasB)) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
                 V3_TR(1, i >> 1, 2);
                 if (hasB) {
                     c.l_run0 = c.l_run0 * g0 + ps0;
                     c.l_run1 = c.l_run1 * g1 + ps1;
-                    scale_o(o, g0, g1);
+                    rescale_o<OPT>(o, g0, g1);
                     issue_pv_rs(o, pa, kb, 1);
                 }
                 wgmma_wait<0>();

@@ -32,9 +32,15 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //   OPT_FAST_SOFTMAX: exponentials by ex2.approx.ftz (no range fix-up around MUFU.EX2), and a
 //     mask-free path, with the scale folded into one FFMA, for pages every row of a warp sees
 //     in full.
-//   OPT_EARLY_A: consumer 1 waits for its PV(A) between the exponentials and the publication of
-//     softmax B, and reloads page A's right half there rather than after publishing P_B.
-enum : int { OPT_EARLY_B = 1, OPT_SKIP_RESCALE = 2, OPT_FAST_SOFTMAX = 4, OPT_EARLY_A = 8 };
+//   OPT_DESC: wgmma descriptors built once per GEMM and moved by one add per instruction
+//     (gmma_desc_add) instead of rebuilt from the address (ten uniform instructions per wgmma,
+//     issued by every consumer warp: ~360 per page's QK^T).
+// (A fifth, consumer 1 waiting for its PV(A) inside softmax B to reload page A's right half
+// sooner, made the pair 10 % slower: P_B's publication then waits for PV(A); measured and
+// removed, see docs/kernels/flash_mla.md, v5.)
+//   OPT_EARLY_FILL: a segment's first two pages are requested before its Q tile is loaded (by
+//     the consumer threads, from global memory), not after: the TMA latency overlaps the Q load.
+enum : int { OPT_EARLY_B = 1, OPT_SKIP_RESCALE = 2, OPT_FAST_SOFTMAX = 4, OPT_DESC = 8, OPT_EARLY_FILL = 16 };
 
 template <int OPT>
 __device__ __forceinline__ float fexp2(float x)
@@ -96,19 +102,23 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
 
 // S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
 // landed; committed, not waited. C0 == 0 starts a new S.
-template <int C0, int C1>
+template <int C0, int C1, int OPT = 0>
 __device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32_t k_base, uint64_t *full,
                                          uint32_t parity)
 {
     wgmma_fence();
+    const uint64_t qd = gmma_desc_sw128(q_base, 16, 1024), kd = gmma_desc_sw128(k_base, 16, 1024);
 #pragma unroll
     for (int c = C0; c < C1; ++c) {
         wait_parity(&full[c], parity);
 #pragma unroll
         for (int k4 = 0; k4 < 4; ++k4) {
             const uint32_t off = c * BOX_BYTES + k4 * 32;
-            wgmma_m64n64k16_ss(s, gmma_desc_sw128(q_base + off, 16, 1024), gmma_desc_sw128(k_base + off, 16, 1024),
-                               c + k4 > 0);
+            if (OPT & OPT_DESC)
+                wgmma_m64n64k16_ss(s, gmma_desc_add(qd, off), gmma_desc_add(kd, off), c + k4 > 0);
+            else
+                wgmma_m64n64k16_ss(s, gmma_desc_sw128(q_base + off, 16, 1024), gmma_desc_sw128(k_base + off, 16, 1024),
+                                   c + k4 > 0);
         }
     }
     wgmma_commit();
@@ -180,14 +190,20 @@ __device__ __forceinline__ void store_p(char *sP, const uint32_t (&pa)[16], int 
 }
 
 // O[:, 256w..) += P . V[:, 256w..) with P from registers / from the page's P box.
+template <int OPT = 0>
 __device__ __forceinline__ void issue_pv_rs(float (&o)[128], const uint32_t (&pa)[16], uint32_t k_base, int w)
 {
     reg_fence(o);
     wgmma_fence();
+    const uint64_t vd = gmma_desc_sw128(k_base + 4 * w * BOX_BYTES, BOX_BYTES, 1024);
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
         const uint32_t a4[4] = {pa[4 * kk], pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3]};
-        wgmma_m64n256k16_rs<1>(o, a4, gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
+        if (OPT & OPT_DESC)
+            wgmma_m64n256k16_rs<1>(o, a4, gmma_desc_add(vd, kk * 16 * 128), 1);
+        else
+            wgmma_m64n256k16_rs<1>(o, a4, gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024),
+                                   1);
     }
     wgmma_commit();
 }
@@ -476,11 +492,12 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         c.w = cw;
         // Q of this request; the previous segment's readers of Q and both stages are done (the
         // row-sum chain of its finish orders the two consumers), so the first pair may load.
-        load_q(pol, kr.m0, c.ct, smem + OFF_Q);
+        if (!(OPT & OPT_EARLY_FILL)) load_q(pol, kr.m0, c.ct, smem + OFF_Q);
         if (tid == 128) {
             if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
             if (np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
         }
+        if (OPT & OPT_EARLY_FILL) load_q(pol, kr.m0, c.ct, smem + OFF_Q);
         named_bar_sync(1, CONSUMERS);
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
 
@@ -495,7 +512,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed
             // at the end of pair k - 1 (split around the reload of B), so that consumer 1's
             // QK^T of B runs under this softmax.
-            if (np > 0) issue_qk<0, NBOX>(s, q_base, ka, fullA, pA0);
+            if (np > 0) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, pA0);
             wgmma_wait<0>();
             reg_fence(s);
             for (int i = 0; i < np; i += 2) {
@@ -510,7 +527,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 c.l_run0 = c.l_run0 * f0 + ps0;
                 c.l_run1 = c.l_run1 * f1 + ps1;
                 rescale_o<OPT>(o, f0, f1);
-                issue_pv_rs(o, pa, ka, 0);
+                issue_pv_rs<OPT>(o, pa, ka, 0);
                 wgmma_wait<0>();
                 V3_TR(0, i >> 1, 2);
                 reg_fence(o);
@@ -524,7 +541,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     c.l_run1 *= g1;
                     rescale_o<OPT>(o, g0, g1);
                     wait_v_half(fullB, parB, 0);
-                    issue_pv_ss(o, kb, 0);
+                    issue_pv_ss<(OPT & OPT_DESC) != 0>(o, kb, 0);
                 }
                 if (OPT & OPT_EARLY_B) {
                     // B's boxes first (once PV(B) is done), then the whole next S_A, box by box
@@ -533,7 +550,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     reg_fence(o);
                     V3_TR(0, i >> 1, 4);
                     if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
-                    if (nextA) issue_qk<0, NBOX>(s, q_base, ka, fullA, parA ^ 1);
+                    if (nextA) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                     V3_TR(0, i >> 1, 5);
                     wgmma_wait<0>();
                     reg_fence(s);
@@ -544,7 +561,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 // done and B's boxes are reloaded, boxes 4-8 (reloaded by consumer 1 after its
                 // PV(A)).
                 if (nextA) {
-                    issue_qk<0, 4>(s, q_base, ka, fullA, parA ^ 1);
+                    issue_qk<0, 4, OPT>(s, q_base, ka, fullA, parA ^ 1);
                     wgmma_wait<1>();
                     V3_TR(0, i >> 1, 4);
                 } else {
@@ -552,7 +569,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 }
                 reg_fence(o);
                 if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
-                if (nextA) issue_qk<4, NBOX>(s, q_base, ka, fullA, parA ^ 1);
+                if (nextA) issue_qk<4, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                 V3_TR(0, i >> 1, 5);
                 wgmma_wait<0>();
                 reg_fence(s);
@@ -562,7 +579,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             finish_pair(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o);
         } else {
             // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
-            if (np > 1) issue_qk<0, NBOX>(s, q_base, kb, fullB, pB0);
+            if (np > 1) issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, pB0);
             wgmma_wait<0>();
             reg_fence(s);
             for (int i = 0; i < np; i += 2) {
@@ -577,29 +594,21 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 c.l_run1 *= f1;
                 rescale_o<OPT>(o, f0, f1);
                 wait_v_half(fullA, parA, 1);
-                issue_pv_ss(o, ka, 1);
+                issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
                 if (hasB) {  // softmax B under both consumers' PV(A)
-                    if (OPT & OPT_EARLY_A) {
-                        own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
-                        wgmma_wait<0>();  // PV(A, R): page A's right half is free
-                        reg_fence(o);
-                        if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
-                        own_publish(pol, kr.b0 + i + 1, sKB, mb + BM, c, own, pa);
-                    } else {
-                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
-                    }
+                    own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
                     named_bar_arrive(BAR_PB, CONSUMERS);
                 }
                 V3_TR(1, i >> 1, 1);
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0 && !((OPT & OPT_EARLY_A) && hasB)) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
                 V3_TR(1, i >> 1, 2);
                 if (hasB) {
                     c.l_run0 = c.l_run0 * g0 + ps0;
                     c.l_run1 = c.l_run1 * g1 + ps1;
                     rescale_o<OPT>(o, g0, g1);
-                    issue_pv_rs(o, pa, kb, 1);
+                    issue_pv_rs<OPT>(o, pa, kb, 1);
                 }
                 wgmma_wait<0>();
                 reg_fence(o);
@@ -608,7 +617,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(1, i >> 1, 3);
                 // The next S_B: its boxes arrive from both consumers' reloads just issued; it
                 // runs under consumer 0's next softmax.
-                if (nextB) issue_qk<0, NBOX>(s, q_base, kb, fullB, parB ^ 1);
+                if (nextB) issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, parB ^ 1);
                 V3_TR(1, i >> 1, 4);
                 wgmma_wait<0>();
                 reg_fence(s);

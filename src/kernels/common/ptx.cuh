@@ -78,6 +78,20 @@ __device__ __forceinline__ uint64_t gmma_desc_sw128(uint32_t saddr, uint32_t lbo
            ((uint64_t)((sbo >> 4) & 0x3FFFu) << 32) | ((uint64_t)1 << 62);
 }
 
+// The descriptor of an operand `bytes` (a multiple of 16) further on in shared memory. The start
+// address is the descriptor's low 14 bits (address >> 4) and no shared address reaches 2^18, so
+// a 32-bit add to the low word never carries into the other fields: one uniform add per wgmma
+// where rebuilding the descriptor from the address takes ten.
+__device__ __forceinline__ uint64_t gmma_desc_add(uint64_t d, uint32_t bytes)
+{
+    uint32_t lo, hi;
+    asm("mov.b64 {%0, %1}, %2;" : "=r"(lo), "=r"(hi) : "l"(d));
+    lo += bytes >> 4;
+    uint64_t r;
+    asm("mov.b64 %0, {%1, %2};" : "=l"(r) : "r"(lo), "r"(hi));
+    return r;
+}
+
 template <int N = 0>
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 

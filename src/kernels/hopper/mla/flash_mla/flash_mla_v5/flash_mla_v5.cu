@@ -7,10 +7,10 @@
 //                     before it issues the next S_A. In v3 it issued the first boxes of S_A
 //                     first, which blocked the thread on page A's reload and so held B's reload
 //                     back by ~1500 SM cycles (timeline probe, b=32 s=16).
-//   OPT_EARLY_A       consumer 1 reloads page A's right half as soon as its PV(A) is done,
-//                     between the exponentials and the publication of softmax B.
 //   OPT_SKIP_RESCALE  no 128-FMUL O rescale when no row maximum of the warp moved.
 //   OPT_FAST_SOFTMAX  ex2.approx.ftz, and a mask-free softmax for fully visible pages.
+//   OPT_DESC          wgmma descriptors moved by one add instead of rebuilt per instruction.
+//   OPT_EARLY_FILL    the first two pages are requested before the Q tile is loaded.
 //
 // v3 stays as it is (the options default to off there), so the two can be benchmarked side by
 // side; scripts/probe/v3_trace.cu measures each option alone.
@@ -20,7 +20,7 @@ namespace {
 using namespace mla;
 using namespace mla::seesaw;
 
-constexpr int kOpt = OPT_EARLY_B | OPT_EARLY_A | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX;
+constexpr int kOpt = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL;
 
 __global__ void __launch_bounds__(NTHREADS, 1)
 flash_mla_v5(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,
@@ -34,5 +34,5 @@ constexpr fmh::Version kVersion = {"flash_mla_v5", flash_mla_v5, SMEM_BYTES};
 }  // namespace
 
 MLA_FMH_REGISTER(mla_kv_flash_mla_v5, 5, 0,
-                 "hopper: v3's seesaw with early reloads (B before the next S_A, A's right half inside softmax B), "
-                 "O rescale skipped when no max moved, ex2.approx and a mask-free softmax for full pages")
+                 "hopper: v3's seesaw with page B reloaded before the next S_A, O rescale skipped when no max moved, "
+                 "ex2.approx and a mask-free softmax for full pages, wgmma descriptors built once")

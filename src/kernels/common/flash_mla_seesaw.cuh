@@ -40,7 +40,20 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 // removed, see docs/kernels/flash_mla.md, v5.)
 //   OPT_EARLY_FILL: a segment's first two pages are requested before its Q tile is loaded (by
 //     the consumer threads, from global memory), not after: the TMA latency overlaps the Q load.
-enum : int { OPT_EARLY_B = 1, OPT_SKIP_RESCALE = 2, OPT_FAST_SOFTMAX = 4, OPT_DESC = 8, OPT_EARLY_FILL = 16 };
+//   OPT_SPEC_B: consumer 1 computes softmax B as soon as S_B is done, against the running max
+//     before page A, instead of waiting for page A's max; once that arrives, a warp whose
+//     maxima page A moved redoes its P_B against it (the result is then exactly the in-order
+//     one), the others keep theirs (page A left their maxima where they were, so it already
+//     is). P_B is published right after PV(A) is issued, and consumer 1 reaches its PV(A) wait,
+//     and the reload of page A's right half, ~1000 cycles sooner.
+enum : int {
+    OPT_EARLY_B = 1,
+    OPT_SKIP_RESCALE = 2,
+    OPT_FAST_SOFTMAX = 4,
+    OPT_DESC = 8,
+    OPT_EARLY_FILL = 16,
+    OPT_SPEC_B = 32
+};
 
 template <int OPT>
 __device__ __forceinline__ float fexp2(float x)
@@ -255,21 +268,25 @@ __device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const flo
     c.m_run1 = mn1;
 }
 
-// Second half: P into the page's P box and the new running max to the other consumer (mb),
-// the V rows past the request's length zeroed; the caller's arrive publishes both. `own` is the
-// consumer's 128-thread index.
-__device__ __forceinline__ void own_publish(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb,
-                                            const Consumer &c, int own, const uint32_t (&pa)[16])
+// Second half, in two steps: own_store puts P into the page's P box and zeroes the V rows past
+// the request's length; own_commit gives the new running max to the other consumer (mb) and
+// fences both for the async proxy; the caller's arrive publishes them. `own` is the consumer's
+// 128-thread index.
+__device__ __forceinline__ bool page_is_tail(const LatentPolicy<DA, DB> &pol, int j) { return pol.t_r - j * BN < BN; }
+__device__ __forceinline__ void own_store(const LatentPolicy<DA, DB> &pol, int j, char *sK, const Consumer &c, int own,
+                                          const uint32_t (&pa)[16])
 {
-    const bool tail = pol.t_r - j * BN < BN;  // CTA-uniform
-    if (tail) zero_tail_rows(pol, j, own, sK, 128);
+    if (page_is_tail(pol, j)) zero_tail_rows(pol, j, own, sK, 128);  // CTA-uniform
     store_p(sK + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
+}
+__device__ __forceinline__ void own_commit(const LatentPolicy<DA, DB> &pol, int j, float *mb, const Consumer &c)
+{
     if (c.c4 == 0) {
         mb[c.r0] = c.m_run0;
         mb[c.r1] = c.m_run1;
     }
     ptx::fence_proxy_async(ptx::space_shared);
-    if (tail) named_bar_sync(BAR_OWN + c.w, 128);  // own zeroed V rows before own PV
+    if (page_is_tail(pol, j)) named_bar_sync(BAR_OWN + c.w, 128);  // own zeroed V rows before own PV
 }
 
 template <int OPT>
@@ -278,7 +295,8 @@ __device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int
                                             float &f0, float &f1, float &ps0, float &ps1)
 {
     own_exp<OPT>(j, sl2, c, acc, pa, f0, f1, ps0, ps1);
-    own_publish(pol, j, sK, mb, c, own, pa);
+    own_store(pol, j, sK, c, own, pa);
+    own_commit(pol, j, mb, c);
 }
 
 // The other consumer's published max: O's rescale factors from our running max to it.
@@ -587,8 +605,30 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
-                named_bar_sync(BAR_PA, CONSUMERS);
-                adopt_max<OPT>(mb, c, f0, f1);
+                if (OPT & OPT_SPEC_B) {
+                    // Softmax B against the running max before page A (mp), while consumer 0
+                    // does softmax A; checked against page A's max below.
+                    const float mp0 = c.m_run0, mp1 = c.m_run1;
+                    if (hasB) {
+                        own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
+                        own_store(pol, kr.b0 + i + 1, sKB, c, own, pa);
+                    }
+                    named_bar_sync(BAR_PA, CONSUMERS);
+                    const float ma0 = mb[c.r0], ma1 = mb[c.r1];
+                    f0 = fexp2<OPT>(mp0 - finite_or_zero(ma0));
+                    f1 = fexp2<OPT>(mp1 - finite_or_zero(ma1));
+                    if (!hasB || __any_sync(0xffffffffu, ma0 != mp0 || ma1 != mp1)) {
+                        c.m_run0 = ma0;  // page A moved a maximum of this warp: P_B against it
+                        c.m_run1 = ma1;
+                        if (hasB) {
+                            own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
+                            store_p(sKB + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
+                        }
+                    }
+                } else {
+                    named_bar_sync(BAR_PA, CONSUMERS);
+                    adopt_max<OPT>(mb, c, f0, f1);
+                }
                 V3_TR(1, i >> 1, 0);
                 c.l_run0 *= f0;
                 c.l_run1 *= f1;
@@ -596,7 +636,10 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 wait_v_half(fullA, parA, 1);
                 issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
                 if (hasB) {  // softmax B under both consumers' PV(A)
-                    own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+                    if (OPT & OPT_SPEC_B)
+                        own_commit(pol, kr.b0 + i + 1, mb + BM, c);
+                    else
+                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
                     named_bar_arrive(BAR_PB, CONSUMERS);
                 }
                 V3_TR(1, i >> 1, 1);

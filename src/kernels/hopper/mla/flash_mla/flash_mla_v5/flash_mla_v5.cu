@@ -11,6 +11,8 @@
 //   OPT_FAST_SOFTMAX  ex2.approx.ftz, and a mask-free softmax for fully visible pages.
 //   OPT_DESC          wgmma descriptors moved by one add instead of rebuilt per instruction.
 //   OPT_EARLY_FILL    the first two pages are requested before the Q tile is loaded.
+//   OPT_SPEC_B        consumer 1's softmax B runs before page A's max arrives, against the max
+//                     before page A, and is redone (per warp) only when page A moved a maximum.
 //
 // v3 stays as it is (the options default to off there), so the two can be benchmarked side by
 // side; scripts/probe/v3_trace.cu measures each option alone.
@@ -20,7 +22,7 @@ namespace {
 using namespace mla;
 using namespace mla::seesaw;
 
-constexpr int kOpt = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL;
+constexpr int kOpt = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
 
 __global__ void __launch_bounds__(NTHREADS, 1)
 flash_mla_v5(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,

@@ -1,6 +1,6 @@
 // Timeline probe for the seesaw (flash_mla_v3 / v5; not part of the library or the tests): builds
 // the CTA with MLA_V3_TRACE for a set of schedule-option masks (flash_mla_seesaw.cuh's OPT_*; 0 is
-// v3, 127 is v5), runs one decode shape (default b=32, s=16, h=128, t=4096) with a direct launch,
+// v3, 63 is v5), runs one decode shape (default b=32, s=16, h=128, t=4096) with a direct launch,
 // and prints, for CTA (0,0,0), the SM-clock timestamps of each pair's events relative to the
 // pair's start, for both consumer warpgroups, and the median steady-state pair period.
 // Usage: v3_probe b s h t [opt]. Built and run by scripts/device_probe.sh.
@@ -30,7 +30,6 @@ static ProbeFn probe_fn(int opt)
     case 8: return probe_cta<8>;
     case 31: return probe_cta<31>;
     case 63: return probe_cta<63>;
-    case 127: return probe_cta<127>;
     default: return nullptr;
     }
 }

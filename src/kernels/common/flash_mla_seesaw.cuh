@@ -15,8 +15,7 @@ constexpr size_t OFF_K = OFF_Q + TILE_BYTES;
 constexpr size_t OFF_M = OFF_K + (size_t)STAGES * TILE_BYTES;  // float [2][64]: owners' row maxima
 constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]: final row sums
 constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], sums[2]
-constexpr size_t OFF_FLAG = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t);  // int [2][8]: OPT_PV_PAIR
-constexpr size_t SMEM_BYTES = OFF_FLAG + 16 * sizeof(int) + 1024;
+constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1024;
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
@@ -47,18 +46,13 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //     one), the others keep theirs (page A left their maxima where they were, so it already
 //     is). P_B is published right after PV(A) is issued, and consumer 1 reaches its PV(A) wait,
 //     and the reload of page A's right half, ~1000 cycles sooner.
-//   OPT_PV_PAIR (with OPT_SPEC_B): when neither page of the pair moved any row maximum (each
-//     warp of both consumers flags it in shared memory before the "P_A published" barrier),
-//     consumer 1 issues PV(B) right behind PV(A): no O rescale is due between them, so it need
-//     not wait for PV(A) first, and page B's right half is freed one PV sooner.
 enum : int {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,
     OPT_FAST_SOFTMAX = 4,
     OPT_DESC = 8,
     OPT_EARLY_FILL = 16,
-    OPT_SPEC_B = 32,
-    OPT_PV_PAIR = 64
+    OPT_SPEC_B = 32
 };
 
 template <int OPT>
@@ -484,7 +478,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     const int own = (tid - 128) & 127, cw = wg - 1;
     float *mb = reinterpret_cast<float *>(smem + OFF_M);
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
-    int *flag = reinterpret_cast<int *>(smem + OFF_FLAG);
     const uint32_t q_base = smem_addr(smem + OFF_Q);
     const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
     V3_CTA(1);
@@ -546,14 +539,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
                 V3_TR(0, i >> 1, 0);
-                const float mo0 = c.m_run0, mo1 = c.m_run1;
                 own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
-                if (OPT & OPT_PV_PAIR) {  // did page A move a maximum of this warp's rows?
-                    // (compared as maxima, not as f != 1: a row that has seen nothing stays at
-                    // -inf with f = 0, and its O and row sum are 0 either way)
-                    const bool mv = __any_sync(0xffffffffu, c.m_run0 != mo0 || c.m_run1 != mo1);
-                    if (c.lane == 0) flag[((i >> 1) & 1) * 8 + (own >> 5)] = mv;
-                }
                 named_bar_arrive(BAR_PA, CONSUMERS);
                 V3_TR(0, i >> 1, 1);
                 c.l_run0 = c.l_run0 * f0 + ps0;
@@ -626,10 +612,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     if (hasB) {
                         own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
                         own_store(pol, kr.b0 + i + 1, sKB, c, own, pa);
-                        if (OPT & OPT_PV_PAIR) {  // did page B move one (against the max before A)?
-                            const bool mv = __any_sync(0xffffffffu, c.m_run0 != mp0 || c.m_run1 != mp1);
-                            if (c.lane == 0) flag[((i >> 1) & 1) * 8 + 4 + (own >> 5)] = mv;
-                        }
                     }
                     named_bar_sync(BAR_PA, CONSUMERS);
                     const float ma0 = mb[c.r0], ma1 = mb[c.r1];
@@ -653,37 +635,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 rescale_o<OPT>(o, f0, f1);
                 wait_v_half(fullA, parA, 1);
                 issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
-                if ((OPT & OPT_PV_PAIR) && (OPT & OPT_SPEC_B) && hasB) {
-                    // Neither page moved a maximum anywhere (the same for the whole warpgroup:
-                    // all eight flags are read; the shuffle makes it visibly warp-uniform to
-                    // ptxas): then P_B is final, g = 1, and PV(B) follows PV(A) at once.
-                    const int *fl = flag + ((i >> 1) & 1) * 8;
-                    int any = 0;
-#pragma unroll
-                    for (int k = 0; k < 8; ++k) any |= fl[k];
-                    if (__shfl_sync(0xffffffffu, any, 0) == 0) {
-                        own_commit(pol, kr.b0 + i + 1, mb + BM, c);
-                        named_bar_arrive(BAR_PB, CONSUMERS);
-                        V3_TR(1, i >> 1, 1);
-                        c.l_run0 = c.l_run0 * g0 + ps0;  // g is 1, or 0 on a row still at -inf
-                        c.l_run1 = c.l_run1 * g1 + ps1;
-                        issue_pv_rs<OPT>(o, pa, kb, 1);
-                        wgmma_wait<1>();  // PV(A, R): page A's right half is free
-                        if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
-                        V3_TR(1, i >> 1, 2);
-                        wgmma_wait<0>();
-                        reg_fence(o);
-                        reg_fence(pa);
-                        if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY1);
-                        V3_TR(1, i >> 1, 3);
-                        if (nextB) issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, parB ^ 1);
-                        V3_TR(1, i >> 1, 4);
-                        wgmma_wait<0>();
-                        reg_fence(s);
-                        V3_TR(1, i >> 1, 6);
-                        continue;
-                    }
-                }
                 if (hasB) {  // softmax B under both consumers' PV(A)
                     if (OPT & OPT_SPEC_B)
                         own_commit(pol, kr.b0 + i + 1, mb + BM, c);

@@ -338,7 +338,8 @@ static int run_cpu(const cli_run_opts *o)
     }
 
     /* derive only the representation this design reads: the decompression is the slow part */
-    mla_gen_options go = {o->seed, o->varlen, 0, 1, 1u << pb->design};
+    mla_gen_options go = {.seed = o->seed, .varlen = o->varlen, .zero_length = 0, .permute_pages = 1,
+                          .designs = 1u << pb->design};
     mla_gen g;
     mla_status st = mla_gen_create(pb, &go, &g);
     if (st != MLA_STATUS_OK) {

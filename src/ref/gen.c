@@ -268,6 +268,14 @@ mla_status mla_gen_create(const mla_problem *pb, const mla_gen_options *opt, mla
     fill_rand(&R, g->k_rope, b * t * p);
     fill_rand(&R, g->q_nope, b * s * h * d);
     fill_rand(&R, g->q_rope, b * s * h * p);
+    if (opt->logit_trend && p > 0 && pb->scale > 0.f) {
+        /* the same ramp in every request: score(tok) += trend * 40 * tok / (t - 1) after scaling */
+        const double amp = 40.0 / pb->scale, dir = opt->logit_trend > 0 ? 1.0 : -1.0;
+        for (size_t i = 0; i < b * s * h; i++) g->q_rope[i * p] = mla_f32_to_bf16(1.0f);
+        for (size_t r = 0; r < b; r++)
+            for (size_t tok = 0; tok < t; tok++)
+                g->k_rope[(r * t + tok) * p] = mla_f32_to_bf16((float)(dir * amp * (t > 1 ? (double)tok / (t - 1) : 0.0)));
+    }
     /* weights: randn/sqrt(k) keeps c_kv @ W (k terms of std 0.1) at std 0.1, and q_lat at 0.05 */
     {
         const double ws = 1.0 / sqrt((double)k);

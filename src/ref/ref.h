@@ -67,6 +67,11 @@ typedef struct mla_gen_options {
                             Skipping flash_attention skips the O(b*t*h*d*k) decompression of the
                             positions no requested design reads (those fa_k/fa_v rows are left
                             unset). */
+    int logit_trend;     /* +1 / -1: add to every score a term that rises / falls by ~40 (after the
+                            softmax scale) from the first token to the last, through the first
+                            RoPE dim (q_rope[.., 0] = 1, k_rope[tok, 0] = the ramp), so that a
+                            row's running max moves on every 64-token page / never after the
+                            first; 0: none. Needs p >= 1 and scale > 0. */
 } mla_gen_options;
 
 /* All host arrays, bf16 stored as uint16_t, packed row-major in the shapes of MLA_SPEC.md.

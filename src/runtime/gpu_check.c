@@ -186,6 +186,8 @@ mla_status mla_gpu_inputs_random(const mla_problem *pb, const mla_gen_options *o
                         pb->b, pb->s, pb->t, pb->h, pb->n);
     mla_gen_options def = {.seed = 1};
     if (!opt) opt = &def;
+    if (opt->logit_trend)   /* the device draw has no trend: say so rather than ignore it */
+        return mla_fail(MLA_STATUS_UNSUPPORTED, "mla_gpu_inputs_random: logit_trend needs the CPU generator");
     in->pb = *pb;
     mla_status st = MLA_STATUS_OK;
     uint64_t seed = opt->seed ^ 0x6a09e667f3bcc909ull;

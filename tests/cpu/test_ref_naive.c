@@ -59,25 +59,63 @@ static void report(const char *name, const char *what, mla_status s1, mla_status
 }
 
 typedef struct tcase {
-    int b, s, t, h, n, causal, varlen, permute;
+    int b, s, t, h, n, causal, varlen, permute, trend;
     float scale;   /* 0 = default 1/sqrt(d+p) */
     uint64_t seed;
 } tcase;
+
+/* The generator's logit trend does what GPU cases rely on: for request 0, query row (last
+ * position, head 0), the scaled score's maximum over each 64-token page rises page after page
+ * (trend +1) or never reaches page 0's again (trend -1). Scores from the paged cache, in double.
+ * Returns the number of pages that break it. */
+static int trend_violations(const mla_gen *g, const mla_problem *pb, int trend)
+{
+    const int kp = pb->k + pb->p, page = pb->page_size, t = g->seqlens[0];
+    const uint16_t *q = g->mla_q + (size_t)(pb->s - 1) * pb->h * kp;   /* request 0, last position, head 0 */
+    int bad = 0;
+    double first = 0, prev = 0;
+    for (int pg = 0; pg * page < t; pg++) {
+        double mx = -INFINITY;
+        for (int j = pg * page; j < t && j < (pg + 1) * page; j++) {
+            const uint16_t *kv = g->cache + ((size_t)g->block_table[pg] * page + j % page) * kp;
+            double dot = 0;
+            for (int e = 0; e < kp; e++) dot += (double)mla_bf16_to_f32(q[e]) * mla_bf16_to_f32(kv[e]);
+            if (dot * pb->scale > mx) mx = dot * pb->scale;
+        }
+        if (pg == 0)
+            first = mx;
+        else if (trend > 0 ? !(mx > prev) : !(mx < first))
+            bad++;
+        prev = mx;
+    }
+    return bad;
+}
 
 static void run_case(const tcase *c)
 {
     mla_problem pb = {.b = c->b, .s = c->s, .t = c->t, .h = c->h, .d = 128, .k = 512, .p = 64, .n = c->n,
                       .page_size = 64, .causal = c->causal};
     pb.scale = c->scale > 0 ? c->scale : (float)(1.0 / sqrt(192.0));
-    mla_gen_options opt = {.seed = c->seed, .varlen = c->varlen, .permute_pages = c->permute};
+    mla_gen_options opt = {.seed = c->seed, .varlen = c->varlen, .permute_pages = c->permute,
+                           .logit_trend = c->trend};
     mla_gen g;
     char name[160];
-    snprintf(name, sizeof name, "b=%d s=%d t=%d h=%d n=%d causal=%d varlen=%d permute=%d scale=%.3g", c->b, c->s,
-             c->t, c->h, c->n, c->causal, c->varlen, c->permute, (double)pb.scale);
+    snprintf(name, sizeof name, "b=%d s=%d t=%d h=%d n=%d causal=%d varlen=%d permute=%d scale=%.3g trend=%d", c->b,
+             c->s, c->t, c->h, c->n, c->causal, c->varlen, c->permute, (double)pb.scale, c->trend);
     if (mla_gen_create(&pb, &opt, &g) != MLA_STATUS_OK) {
         printf("FAIL %s: gen: %s\n", name, mla_last_error());
         n_fail++;
         return;
+    }
+    if (c->trend) {
+        int bad = trend_violations(&g, &pb, c->trend);
+        if (bad) {
+            printf("FAIL %s: page maxima of request 0 do not follow the trend at %d pages\n", name, bad);
+            n_fail++;
+        } else {
+            printf("ok   %s: page maxima follow the trend\n", name);
+            n_pass++;
+        }
     }
     size_t rows = (size_t)c->b * c->s * c->h, nl = rows;
     float *o1 = malloc(sizeof(float) * rows * 512), *o2 = malloc(sizeof(float) * rows * 512);
@@ -114,6 +152,10 @@ int main(void)
         {.b = 2, .s = 5, .t = 90, .h = 16, .n = 0, .causal = 0, .varlen = 1, .seed = 14},
         {.b = 1, .s = 2, .t = 70, .h = 128, .n = 6, .causal = 1, .permute = 1, .seed = 15},
         {.b = 2, .s = 16, .t = 150, .h = 16, .n = 100, .causal = 1, .varlen = 1, .scale = 2.0f, .seed = 16},
+        /* scores that rise / fall along the sequence (flash_mla_v5's speculative softmax is redone
+         * on every page / never after the first) */
+        {.b = 2, .s = 2, .t = 300, .h = 16, .n = 40, .causal = 1, .permute = 1, .trend = 1, .seed = 17},
+        {.b = 1, .s = 3, .t = 260, .h = 128, .n = 3, .causal = 1, .trend = -1, .seed = 18},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
     printf("%d passed, %d failed\n", n_pass, n_fail);

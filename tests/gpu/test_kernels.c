@@ -31,6 +31,7 @@
 
 typedef struct kcase {
     int b, s, t, h, causal, varlen, zero, permute, n;   /* n: mla_var6_plus only */
+    int trend;   /* mla_gen_options.logit_trend: scores rising (+1) / falling (-1) along t */
 } kcase;
 
 #define MAX_CASES 160
@@ -42,7 +43,16 @@ static void add(int b, int s, int t, int h, int causal, int varlen, int zero, in
     if (ncases >= MAX_CASES || s > t || n < 0 || n > t) return;
     varlen = varlen && b > 1;
     zero = zero && varlen;
-    cases[ncases++] = (kcase){b, s, t, h, causal, varlen, zero, permute, n};
+    cases[ncases++] = (kcase){b, s, t, h, causal, varlen, zero, permute, n, 0};
+}
+
+/* A case whose scores rise or fall along the sequence: every page moves each row's running max,
+ * or none after the first (flash_mla_v5 redoes its speculative softmax on every page pair, or
+ * never). Kept under GEN_LIMIT: the trend needs the CPU generator. */
+static void add_trend(int b, int s, int t, int h, int causal, int permute, int n, int trend)
+{
+    add(b, s, t, h, causal, 0, 0, permute, n);
+    if (ncases && cases[ncases - 1].b == b && cases[ncases - 1].t == t) cases[ncases - 1].trend = trend;
 }
 
 static void build_full(void)
@@ -85,6 +95,11 @@ static void build_full(void)
     /* not causal, s > 1, long */
     add(3, 64, 1000, 128, 0, 0, 0, 1, 1000);
     add(3, 16, 1000, 16, 0, 1, 1, 1, 16);
+    /* scores with a trend along t */
+    add_trend(2, 1, 4096, 16, 1, 1, 1, 1);
+    add_trend(1, 4, 2000, 128, 1, 0, 1000, 1);
+    add_trend(2, 16, 1000, 16, 1, 1, 16, -1);
+    add_trend(1, 2, 3000, 128, 0, 1, 3000, -1);
 }
 
 static void build_small(void)
@@ -95,6 +110,7 @@ static void build_small(void)
     add(3, 16, 64, 16, 0, 0, 0, 1, 64);
     add(2, 1, 130, 128, 1, 1, 0, 1, 65);
     add(3, 4, 200, 16, 1, 1, 1, 1, 100);
+    add_trend(1, 2, 300, 16, 1, 1, 2, 1);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -114,8 +130,9 @@ static double now_ms(void)
 
 static void case_text(const kcase *c, mla_design d, char *buf, size_t len)
 {
-    snprintf(buf, len, "b=%d s=%d t=%d h=%d n=%d varlen=%d%s causal=%d permute=%d", c->b, c->s, c->t, c->h,
-             d == MLA_DESIGN_MLA_VAR6_PLUS ? c->n : 0, c->varlen, c->zero ? "+zero" : "", c->causal, c->permute);
+    snprintf(buf, len, "b=%d s=%d t=%d h=%d n=%d varlen=%d%s causal=%d permute=%d%s", c->b, c->s, c->t, c->h,
+             d == MLA_DESIGN_MLA_VAR6_PLUS ? c->n : 0, c->varlen, c->zero ? "+zero" : "", c->causal, c->permute,
+             c->trend > 0 ? " trend=rising" : c->trend < 0 ? " trend=falling" : "");
 }
 
 /* Above this b*t*h the CPU generator's derivation (O(b*t*h*d*k) in double) would dominate the
@@ -128,7 +145,7 @@ static uint64_t case_seed(const kcase *c)
            (uint64_t)c->h + (uint64_t)c->n * 7u;
 }
 
-static int use_random(const kcase *c) { return (long)c->b * c->t * c->h > GEN_LIMIT; }
+static int use_random(const kcase *c) { return !c->trend && (long)c->b * c->t * c->h > GEN_LIMIT; }
 
 /* One version on one case: inputs from `g` (the CPU generator), or drawn on the device. */
 static void run_one(const mla_kernel_version *kv, const kcase *c, const mla_gen *g, const char *tiling,
@@ -187,7 +204,8 @@ static int gen_case(const kcase *c, mla_gen *g)
     mla_problem pb;
     mla_problem_init(&pb, MLA_DESIGN_MLA_VAR6_PLUS);
     pb.b = c->b, pb.s = c->s, pb.t = c->t, pb.h = c->h, pb.causal = c->causal, pb.n = c->n;
-    mla_gen_options go = {.seed = case_seed(c), .varlen = c->varlen, .zero_length = c->zero, .permute_pages = c->permute};
+    mla_gen_options go = {.seed = case_seed(c), .varlen = c->varlen, .zero_length = c->zero, .permute_pages = c->permute,
+                          .logit_trend = c->trend};
     mla_status st = mla_gen_create(&pb, &go, g);
     if (st != MLA_STATUS_OK) {
         printf("FAIL generator b=%d s=%d t=%d h=%d n=%d: %s\n", c->b, c->s, c->t, c->h, c->n, mla_last_error());

@@ -12,10 +12,10 @@ using namespace mla;
 using namespace mla::fmh;
 
 constexpr int ITERS = 48;
-__device__ long long g_cyc[1024][2];
+__device__ long long g_cyc[1024];  // per CTA: cycles over the timed pages
 
 // Thread 0 keeps `depth` pages in flight (stage = page % depth, a barrier per stage) and records
-// the clock when page 8 is issued and when the last lands. l2: all CTAs read the same 16 pages.
+// the clock from its wait for page 8 to the landing of the last one. l2: all CTAs read the same 16 pages.
 __global__ void __launch_bounds__(32, 1) tma_pages(const __grid_constant__ CUtensorMap tmap, int depth, int l2,
                                                    int pages_total)
 {
@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(32, 1) tma_pages(const __grid_constant__ CUten
         wait_parity(&bar[i % depth], (i / depth) & 1);
         if (i + depth < ITERS) issue(i + depth);
     }
-    g_cyc[blockIdx.x][0] = clock64() - t0;
+    g_cyc[blockIdx.x] = clock64() - t0;
 }
 
 int main()
@@ -76,12 +76,12 @@ int main()
                     printf("CUDA error\n");
                     return 1;
                 }
-                std::vector<long long> c((size_t)grid * 2);
+                std::vector<long long> c((size_t)grid);
                 cudaMemcpyFromSymbol(c.data(), g_cyc, c.size() * 8);
                 double sum = 0, mx = 0;
                 for (int i = 0; i < grid; ++i) {
-                    sum += (double)c[2 * i];
-                    mx = c[2 * i] > mx ? (double)c[2 * i] : mx;
+                    sum += (double)c[i];
+                    mx = c[i] > mx ? (double)c[i] : mx;
                 }
                 const double per = sum / grid / (ITERS - 8);
                 printf("%-5s %-6d %-5d %14.0f %12.1f %10.0f\n", l2 ? "L2" : "DRAM", grid, depth, per, TILE_BYTES / per,

@@ -38,12 +38,14 @@ typedef struct kcase {
 static kcase cases[MAX_CASES];
 static int ncases;
 
-static void add(int b, int s, int t, int h, int causal, int varlen, int zero, int permute, int n)
+/* Returns 1 when the case was added (0: full, or not a valid case). */
+static int add(int b, int s, int t, int h, int causal, int varlen, int zero, int permute, int n)
 {
-    if (ncases >= MAX_CASES || s > t || n < 0 || n > t) return;
+    if (ncases >= MAX_CASES || s > t || n < 0 || n > t) return 0;
     varlen = varlen && b > 1;
     zero = zero && varlen;
     cases[ncases++] = (kcase){b, s, t, h, causal, varlen, zero, permute, n, 0};
+    return 1;
 }
 
 /* A case whose scores rise or fall along the sequence: every page moves each row's running max,
@@ -51,8 +53,7 @@ static void add(int b, int s, int t, int h, int causal, int varlen, int zero, in
  * never). Kept under GEN_LIMIT: the trend needs the CPU generator. */
 static void add_trend(int b, int s, int t, int h, int causal, int permute, int n, int trend)
 {
-    add(b, s, t, h, causal, 0, 0, permute, n);
-    if (ncases && cases[ncases - 1].b == b && cases[ncases - 1].t == t) cases[ncases - 1].trend = trend;
+    if (add(b, s, t, h, causal, 0, 0, permute, n)) cases[ncases - 1].trend = trend;
 }
 
 static void build_full(void)

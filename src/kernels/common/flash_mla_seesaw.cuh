@@ -35,11 +35,6 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //   OPT_DESC: wgmma descriptors built once per GEMM and moved by one add per instruction
 //     (gmma_desc_add) instead of rebuilt from the address (ten uniform instructions per wgmma,
 //     issued by every consumer warp: ~360 per page's QK^T).
-// Two more were measured and removed (docs/kernels/flash_mla.md, v5): consumer 1 waiting for
-// its PV(A) inside softmax B to reload page A's right half sooner (pair +10 %: P_B's
-// publication then waits for PV(A)), and consumer 1 issuing PV(B) right behind PV(A) when no
-// maximum moved (pair +8 %: three PVs in flight push consumer 0's PV(B) and so page A's reload
-// later).
 //   OPT_EARLY_FILL: a segment's first two pages are requested before its Q tile is loaded (by
 //     the consumer threads, from global memory), not after: the TMA latency overlaps the Q load.
 //   OPT_SPEC_B: consumer 1 computes softmax B as soon as S_B is done, against the running max
@@ -48,6 +43,11 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //     one), the others keep theirs (page A left their maxima where they were, so it already
 //     is). P_B is published right after PV(A) is issued, and consumer 1 reaches its PV(A) wait,
 //     and the reload of page A's right half, ~1000 cycles sooner.
+// Two more were measured and removed (docs/kernels/flash_mla.md, v5): consumer 1 waiting for
+// its PV(A) inside softmax B to reload page A's right half sooner (pair +10 %: P_B's
+// publication then waits for PV(A)), and consumer 1 issuing PV(B) right behind PV(A) when no
+// maximum moved (pair +8 %: three PVs in flight push consumer 0's PV(B) and so page A's reload
+// later).
 enum : int {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,

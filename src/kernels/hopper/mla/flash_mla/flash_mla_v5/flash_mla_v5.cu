@@ -6,7 +6,7 @@
 //   OPT_EARLY_B       consumer 0 waits for its PV(B) and reloads page B's left half and P box
 //                     before it issues the next S_A. In v3 it issued the first boxes of S_A
 //                     first, which blocked the thread on page A's reload and so held B's reload
-//                     back by ~1500 SM cycles (timeline probe, b=32 s=16).
+//                     back behind A's.
 //   OPT_SKIP_RESCALE  no 128-FMUL O rescale when no row maximum of the warp moved.
 //   OPT_FAST_SOFTMAX  ex2.approx.ftz, and a mask-free softmax for fully visible pages.
 //   OPT_DESC          wgmma descriptors moved by one add instead of rebuilt per instruction.

@@ -2,12 +2,18 @@
 # device_probe.sh - runs THERE after `scripts/device_run.sh build`: builds the seesaw timeline probe
 # (scripts/probe/v3_trace.cu: the CTA with its trace points, one kernel per schedule-option mask)
 # and the TMA page probe (scripts/probe/tma_bw.cu) against the built library and runs them.
-# Usage: bash scripts/device_probe.sh [build dir]; MLA_PROBE_OPTS="0 1 2 4 8 7 31 63" picks the option
-# masks (0 = flash_mla_v3, 63 = flash_mla_v5); writes both probes' output to $OUT/probe.txt.
+# Usage: bash scripts/device_probe.sh [build dir]; MLA_PROBE_OPTS="0 1 2 4 8 7 31 63 127" picks the
+# option masks (0 = flash_mla_v3, 63 = flash_mla_v5, 127 = flash_mla_v6); MLA_PROBE_TMA=0 skips the
+# TMA probe. MLA_PROBE_SUSTAIN="63 127" (default: none) also runs those masks for
+# MLA_PROBE_SUSTAIN_S seconds (default 4) at b=32,s=16, and a cuBLAS bf16 GEMM as long, each under
+# nvidia-smi sampling (100 ms): power, SM clock, temperature and the clock-event reasons under a
+# steady load (read only: nothing is set). Writes everything to $OUT/probe.txt.
 set -uo pipefail
 B=${1:-build}
 OUT=${OUT:-/tmp/out}
-OPTS=${MLA_PROBE_OPTS:-0 1 2 4 8 7 31 63}
+OPTS=${MLA_PROBE_OPTS:-0 1 2 4 8 7 31 63 127}
+SUSTAIN=${MLA_PROBE_SUSTAIN:-}
+SUSTAIN_S=${MLA_PROBE_SUSTAIN_S:-4}
 mkdir -p "$OUT"
 for d in /tmp/deps/usr/lib/*/; do [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
 NV=(nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -Iinclude -Isrc
@@ -15,11 +21,39 @@ NV=(nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-con
 "${NV[@]}" scripts/probe/v3_trace.cu "$B/libmla_var3.a" -lcuda -o /tmp/v3_probe >"$OUT/probe_build.log" 2>&1 &&
   "${NV[@]}" scripts/probe/tma_bw.cu "$B/libmla_var3.a" -lcuda -o /tmp/tma_bw >>"$OUT/probe_build.log" 2>&1 ||
   { echo "probe build failed"; tail -20 "$OUT/probe_build.log"; exit 1; }
+[ -n "$SUSTAIN" ] && { nvcc -O3 -gencode=arch=compute_90a,code=sm_90a scripts/probe/gemm_sustain.cu -lcublas \
+  -o /tmp/gemm_sustain >>"$OUT/probe_build.log" 2>&1 || echo "gemm_sustain build failed (see probe_build.log)"; }
+
+# sampled LABEL CMD...: CMD under nvidia-smi sampling; prints the median power, SM clock and
+# memory clock over the second half of the samples, the peak temperature, and how many samples
+# carried each clock-event-reason mask (0x4 = software power cap, 0x1 = idle; see nvidia-smi -q).
+REASONS=clocks_event_reasons.active
+nvidia-smi --query-gpu=$REASONS --format=csv,noheader >/dev/null 2>&1 || REASONS=clocks_throttle_reasons.active
+sampled() {
+  local label=$1 f=/tmp/smi_$1.csv p; shift
+  nvidia-smi --query-gpu=timestamp,power.draw,clocks.sm,clocks.mem,temperature.gpu,$REASONS \
+    --format=csv,noheader,nounits -lms 100 >"$f" 2>&1 &
+  p=$!
+  "$@"
+  kill $p 2>/dev/null; wait $p 2>/dev/null
+  awk -F', *' -v L="$label" '
+    NF >= 6 { n++; pw[n] = $2; sm[n] = $3; mem[n] = $4; if ($5 > tmax) tmax = $5; rs[n] = $6 }
+    function med(a, lo, hi,   m, i, j, t, b) { m = 0; for (i = lo; i <= hi; i++) b[++m] = a[i] + 0;
+      for (i = 2; i <= m; i++) { t = b[i]; for (j = i - 1; j >= 1 && b[j] > t; j--) b[j + 1] = b[j]; b[j + 1] = t }
+      return m ? b[int((m + 1) / 2)] : -1 }
+    END { if (!n) { print "power " L ": no samples"; exit } lo = int(n / 2) + 1;
+      for (i = lo; i <= n; i++) cnt[rs[i]]++; r = ""; for (k in cnt) r = r " " k "x" cnt[k];
+      printf "power %-10s %d samples, second half: median %.0f W, SM %d MHz, mem %d MHz, max %d C, reasons:%s\n",
+        L, n, med(pw, lo, n), med(sm, lo, n), med(mem, lo, n), tmax, r }' "$f"
+}
+
 {
-  timeout 120 /tmp/tma_bw
+  [ "${MLA_PROBE_TMA:-1}" = 1 ] && timeout 120 /tmp/tma_bw
+  for o in $SUSTAIN; do sampled "opt$o" timeout 60 /tmp/v3_probe 32 16 128 4096 "$o" "$SUSTAIN_S"; done
+  [ -n "$SUSTAIN" ] && [ -x /tmp/gemm_sustain ] && sampled gemm timeout 60 /tmp/gemm_sustain "$SUSTAIN_S"
   for shape in "32 16 128 4096" "32 1 128 4096" "128 1 16 8192"; do
     for o in $OPTS; do timeout 60 /tmp/v3_probe $shape "$o"; done
   done
 } >"$OUT/probe.txt" 2>&1
 sed -n '/TMA page probe/,/^DRAM  132    3/p' "$OUT/probe.txt"
-grep "steady\|us/launch" "$OUT/probe.txt"
+grep "steady\|us/launch\|^power\|sustained" "$OUT/probe.txt"

@@ -3,13 +3,16 @@
 // v3, 63 is v5), runs one decode shape (default b=32, s=16, h=128, t=4096) with a direct launch,
 // and prints, for CTA (0,0,0), the SM-clock timestamps of each pair's events relative to the
 // pair's start, for both consumer warpgroups, and the median steady-state pair period.
-// Usage: v3_probe b s h t [opt]. Built and run by scripts/device_probe.sh.
+// Usage: v3_probe b s h t [opt [seconds]]. Built and run by scripts/device_probe.sh. With seconds > 0
+// the launch is then repeated for that long (nothing else printed in between), for the script's
+// nvidia-smi sampling of power and clocks under a steady load.
 #define MLA_V3_TRACE 1
 #include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v3/flash_mla_v3.cu"
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
+#include <chrono>
 
 template <int OPT>
 __global__ void __launch_bounds__(NTHREADS, 1)
@@ -30,6 +33,7 @@ static ProbeFn probe_fn(int opt)
     case 8: return probe_cta<8>;
     case 31: return probe_cta<31>;
     case 63: return probe_cta<63>;
+    case 127: return probe_cta<127>;
     default: return nullptr;
     }
 }
@@ -39,6 +43,7 @@ int main(int argc, char **argv)
     const int b = argc > 1 ? atoi(argv[1]) : 32, s = argc > 2 ? atoi(argv[2]) : 16;
     const int h = argc > 3 ? atoi(argv[3]) : 128, t = argc > 4 ? atoi(argv[4]) : 4096;
     const int opt = argc > 5 ? atoi(argv[5]) : 0;
+    const double sustain_s = argc > 6 ? atof(argv[6]) : 0.0;
     const ProbeFn fn = probe_fn(opt);
     if (!fn) {
         printf("opt %d is not instantiated in the probe\n", opt);
@@ -83,9 +88,10 @@ int main(int argc, char **argv)
     a.lse = nullptr;
     const float sl2 = 0.0721f;
     TileOut to = {nullptr, nullptr, 0};
-    cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM_BYTES);
+    const size_t smem = opt & OPT_P_SPARE ? SMEM_BYTES_PX : SMEM_BYTES;
+    cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     const dim3 grid((s * h + 63) / 64, 1, b);  // static grid, one split: timing of the main kernel
-    auto run = [&]() { fn<<<grid, NTHREADS, SMEM_BYTES>>>(tmap, a, 1, sl2, to); };
+    auto run = [&]() { fn<<<grid, NTHREADS, smem>>>(tmap, a, 1, sl2, to); };
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
@@ -148,6 +154,18 @@ int main(int argc, char **argv)
         for (int k = 0; k < 7; ++k) if (k != 5) printf(" %6lld", tr[1][p][k] ? tr[1][p][k] - t0 : -1LL);
         printf("\n");
         prev = t0;
+    }
+    if (sustain_s > 0) {
+        const auto w0 = std::chrono::steady_clock::now();
+        long n = 0;
+        double el = 0;
+        do {
+            for (int k = 0; k < 20; ++k) run();
+            cudaDeviceSynchronize();
+            n += 20;
+            el = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        } while (el < sustain_s);
+        printf("opt=%d sustained %.1f s: %ld launches, %.1f us/launch\n", opt, el, n, el * 1e6 / n);
     }
     return 0;
 }

@@ -90,25 +90,31 @@ __device__ __forceinline__ void produce_pages(const CUtensorMap *tmap, const Lat
 // page is done (v2, v3, v4 keep P there).
 constexpr int P_BOX = NBOX - 1;
 
-// O(64 x 256 of warpgroup w) += P . V of the page at k_base, P in the page's RoPE box, V the
-// page's dims 256w..256w+255 read MN-major: issued and committed, not waited.
+// O(64 x 256 of warpgroup w) += P . V of the page at k_base, P the swizzled 64 x 64 box at p_base,
+// V the page's dims 256w..256w+255 read MN-major: issued and committed, not waited.
 // DESC: descriptors built once and moved by gmma_desc_add (flash_mla_v5's OPT_DESC).
 template <bool DESC = false>
-__device__ __forceinline__ void issue_pv_ss(float (&o)[128], uint32_t k_base, int w)
+__device__ __forceinline__ void issue_pv_ss(float (&o)[128], uint32_t p_base, uint32_t k_base, int w)
 {
     reg_fence(o);
     wgmma_fence();
-    const uint64_t pd = gmma_desc_sw128(k_base + P_BOX * BOX_BYTES, 16, 1024);
+    const uint64_t pd = gmma_desc_sw128(p_base, 16, 1024);
     const uint64_t vd = gmma_desc_sw128(k_base + 4 * w * BOX_BYTES, BOX_BYTES, 1024);
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
         if (DESC)
             wgmma_m64n256k16_ss<1>(o, gmma_desc_add(pd, kk * 32), gmma_desc_add(vd, kk * 16 * 128), 1);
         else
-            wgmma_m64n256k16_ss<1>(o, gmma_desc_sw128(k_base + P_BOX * BOX_BYTES + kk * 32, 16, 1024),
+            wgmma_m64n256k16_ss<1>(o, gmma_desc_sw128(p_base + kk * 32, 16, 1024),
                                    gmma_desc_sw128(k_base + 4 * w * BOX_BYTES + kk * 16 * 128, BOX_BYTES, 1024), 1);
     }
     wgmma_commit();
+}
+// The same with P in the page's own RoPE box (v2 - v5).
+template <bool DESC = false>
+__device__ __forceinline__ void issue_pv_ss(float (&o)[128], uint32_t k_base, int w)
+{
+    issue_pv_ss<DESC>(o, k_base + P_BOX * BOX_BYTES, k_base, w);
 }
 
 // O (a consumer's 64 x 256 accumulator) times the per-row rescale factors of its rows r0, r0 + 8.

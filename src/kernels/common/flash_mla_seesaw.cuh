@@ -17,6 +17,11 @@ constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]
 constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], sums[2]
 constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1024;
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
+// OPT_P_SPARE: one more 64 x 64 box for P_A, after the map above (which stays as it is for v3 - v5),
+// on a 1024-byte boundary for its swizzle. It uses the last of the 227 KB.
+constexpr size_t OFF_PX = (OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1023) / 1024 * 1024;
+constexpr size_t SMEM_BYTES_PX = OFF_PX + BOX_BYTES + 1024;
+static_assert(SMEM_BYTES_PX <= SMEM_OPTIN_MAX, "the spare P box exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
 // Named barriers (one arrives, the other waits): 2 = "P_A published" (consumer 0 -> 1), 3 = "P_B
@@ -48,13 +53,19 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 // publication then waits for PV(A)), and consumer 1 issuing PV(B) right behind PV(A) when no
 // maximum moved (pair +8 %: three PVs in flight push consumer 0's PV(B) and so page A's reload
 // later).
+//   OPT_P_SPARE (flash_mla_v6): P_A goes to a box of its own (OFF_PX) instead of page A's RoPE box,
+//     so that box is dead as soon as S_A is done: consumer 0 reloads it with the next page A' at
+//     the top of the pair, ~3000 cycles before the rest of A', and S_A' takes it first. The late
+//     reload of page A (after consumer 1's PV(A)) shrinks from five boxes to four, and so does the
+//     tail of S_A' behind it. Needs OPT_EARLY_B (the whole S_A' in one call) and SMEM_BYTES_PX.
 enum : int {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,
     OPT_FAST_SOFTMAX = 4,
     OPT_DESC = 8,
     OPT_EARLY_FILL = 16,
-    OPT_SPEC_B = 32
+    OPT_SPEC_B = 32,
+    OPT_P_SPARE = 64
 };
 
 template <int OPT>
@@ -117,18 +128,21 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
 
 // S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
 // landed; committed, not waited. C0 == 0 starts a new S.
-template <int C0, int C1, int OPT = 0>
+// ROPE_FIRST (whole pages only): the RoPE box first, then 0..7 (OPT_P_SPARE reloads it first).
+template <int C0, int C1, int OPT = 0, bool ROPE_FIRST = false>
 __device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32_t k_base, uint64_t *full,
                                          uint32_t parity)
 {
+    static_assert(!ROPE_FIRST || (C0 == 0 && C1 == NBOX), "RoPE-first order is for a whole page");
     wgmma_fence();
     const uint64_t qd = gmma_desc_sw128(q_base, 16, 1024), kd = gmma_desc_sw128(k_base, 16, 1024);
 #pragma unroll
     for (int c = C0; c < C1; ++c) {
-        wait_parity(&full[c], parity);
+        const int box = ROPE_FIRST ? (c == 0 ? P_BOX : c - 1) : c;
+        wait_parity(&full[box], parity);
 #pragma unroll
         for (int k4 = 0; k4 < 4; ++k4) {
-            const uint32_t off = c * BOX_BYTES + k4 * 32;
+            const uint32_t off = box * BOX_BYTES + k4 * 32;
             if (OPT & OPT_DESC)
                 wgmma_m64n64k16_ss(s, gmma_desc_add(qd, off), gmma_desc_add(kd, off), c + k4 > 0);
             else
@@ -275,11 +289,12 @@ __device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const flo
 // fences both for the async proxy; the caller's arrive publishes them. `own` is the consumer's
 // 128-thread index.
 __device__ __forceinline__ bool page_is_tail(const LatentPolicy<DA, DB> &pol, int j) { return pol.t_r - j * BN < BN; }
-__device__ __forceinline__ void own_store(const LatentPolicy<DA, DB> &pol, int j, char *sK, const Consumer &c, int own,
-                                          const uint32_t (&pa)[16])
+// sP: where P goes (the page's RoPE box, or OPT_P_SPARE's own box for page A).
+__device__ __forceinline__ void own_store(const LatentPolicy<DA, DB> &pol, int j, char *sK, char *sP,
+                                          const Consumer &c, int own, const uint32_t (&pa)[16])
 {
     if (page_is_tail(pol, j)) zero_tail_rows(pol, j, own, sK, 128);  // CTA-uniform
-    store_p(sK + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
+    store_p(sP, pa, c.r0, c.c4);
 }
 __device__ __forceinline__ void own_commit(const LatentPolicy<DA, DB> &pol, int j, float *mb, const Consumer &c)
 {
@@ -292,12 +307,12 @@ __device__ __forceinline__ void own_commit(const LatentPolicy<DA, DB> &pol, int 
 }
 
 template <int OPT>
-__device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb, float sl2,
-                                            Consumer &c, int own, const float (&acc)[32], uint32_t (&pa)[16],
-                                            float &f0, float &f1, float &ps0, float &ps1)
+__device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, char *sP, float *mb,
+                                            float sl2, Consumer &c, int own, const float (&acc)[32],
+                                            uint32_t (&pa)[16], float &f0, float &f1, float &ps0, float &ps1)
 {
     own_exp<OPT>(j, sl2, c, acc, pa, f0, f1, ps0, ps1);
-    own_store(pol, j, sK, c, own, pa);
+    own_store(pol, j, sK, sP, c, own, pa);
     own_commit(pol, j, mb, c);
 }
 
@@ -352,7 +367,10 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
 //                              boxes 4-8 (K, V right, P_A) by consumer 1 after its PV(A).
 //   page B (stage 1, owner 1): boxes 0-3 + 8 (K, V left, P_B) by consumer 0 after its PV(B);
 //                              boxes 4-7 (K, V right) by consumer 1 after its PV(B).
+// With OPT_P_SPARE page A's RoPE box is reloaded by consumer 0 as soon as S_A is done (A_ROPE),
+// and consumer 1 reloads only boxes 4-7 (A_BY1_PX).
 constexpr unsigned A_BY0 = 0x00fu, A_BY1 = 0x1f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0u;
+constexpr unsigned A_ROPE = 0x100u, A_BY1_PX = 0x0f0u;
 
 // The split plan (scheduled split grid): part p of the KV work, the split slots of each request
 // (prefix), and where the partial rows of the requests with 2+ splits start (pprefix; requests
@@ -456,6 +474,9 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     uint64_t *fullA = full, *fullB = full + NBOX;
     uint64_t *sums = full + STAGES * NBOX;
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
+    constexpr bool PX = (OPT & OPT_P_SPARE) != 0;
+    static_assert(!PX || (OPT & OPT_EARLY_B), "OPT_P_SPARE needs OPT_EARLY_B");
+    char *sPA = PX ? smem + OFF_PX : sKA + P_BOX * BOX_BYTES;  // where P_A goes
     if (tid == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
@@ -532,16 +553,21 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed
             // at the end of pair k - 1 (split around the reload of B), so that consumer 1's
             // QK^T of B runs under this softmax.
-            if (np > 0) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, pA0);
+            if (np > 0) issue_qk<0, NBOX, OPT, PX>(s, q_base, ka, fullA, pA0);
+            // OPT_P_SPARE reloads from page A' at the top of the pair: its block-table entry is
+            // read one pair ahead, so that the load does not hold warp 0's softmax back.
+            int pgA_ahead = PX && np > 2 && own == 0 ? __ldg(bt + kr.b0 + 2) : 0;
             wgmma_wait<0>();
             reg_fence(s);
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-                const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+                const int pgA = PX ? pgA_ahead : nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+                if (PX) pgA_ahead = i + 4 < np && own == 0 ? __ldg(bt + kr.b0 + i + 4) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
                 V3_TR(0, i >> 1, 0);
-                own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+                if (PX && nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_ROPE);  // S_A is done
+                own_softmax<OPT>(pol, kr.b0 + i, sKA, sPA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
                 named_bar_arrive(BAR_PA, CONSUMERS);
                 V3_TR(0, i >> 1, 1);
                 c.l_run0 = c.l_run0 * f0 + ps0;
@@ -570,7 +596,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     reg_fence(o);
                     V3_TR(0, i >> 1, 4);
                     if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
-                    if (nextA) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
+                    if (nextA) issue_qk<0, NBOX, OPT, PX>(s, q_base, ka, fullA, parA ^ 1);
                     V3_TR(0, i >> 1, 5);
                     wgmma_wait<0>();
                     reg_fence(s);
@@ -613,7 +639,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     const float mp0 = c.m_run0, mp1 = c.m_run1;
                     if (hasB) {
                         own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
-                        own_store(pol, kr.b0 + i + 1, sKB, c, own, pa);
+                        own_store(pol, kr.b0 + i + 1, sKB, sKB + P_BOX * BOX_BYTES, c, own, pa);
                     }
                     named_bar_sync(BAR_PA, CONSUMERS);
                     const float ma0 = mb[c.r0], ma1 = mb[c.r1];
@@ -636,18 +662,19 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 c.l_run1 *= f1;
                 rescale_o<OPT>(o, f0, f1);
                 wait_v_half(fullA, parA, 1);
-                issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
+                issue_pv_ss<(OPT & OPT_DESC) != 0>(o, PX ? smem_addr(sPA) : ka + P_BOX * BOX_BYTES, ka, 1);
                 if (hasB) {  // softmax B under both consumers' PV(A)
                     if (OPT & OPT_SPEC_B)
                         own_commit(pol, kr.b0 + i + 1, mb + BM, c);
                     else
-                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, sKB + P_BOX * BOX_BYTES, mb + BM, sl2, c, own, s, pa,
+                                         g0, g1, ps0, ps1);
                     named_bar_arrive(BAR_PB, CONSUMERS);
                 }
                 V3_TR(1, i >> 1, 1);
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, PX ? A_BY1_PX : A_BY1);
                 V3_TR(1, i >> 1, 2);
                 if (hasB) {
                     c.l_run0 = c.l_run0 * g0 + ps0;

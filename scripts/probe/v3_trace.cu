@@ -110,28 +110,42 @@ int main(int argc, char **argv)
            h, t, grid.x, grid.y, grid.z, us, flops / us * 1e-6);
     {  // per-CTA durations and per-SM gaps between consecutive CTAs (last launch)
         const int n = grid.x * grid.y * grid.z;
-        std::vector<unsigned long long> ct((size_t)n * 3);
+        std::vector<unsigned long long> ct((size_t)n * 5);
         cudaMemcpyFromSymbol(ct.data(), g_v3_cta, ct.size() * 8);
         unsigned long long t0 = ~0ull, t1 = 0;
-        double dsum = 0, dmin = 1e30, dmax = 0;
+        double dsum = 0, dmin = 1e30, dmax = 0, csum = 0, ghz_min = 1e30, ghz_max = 0;
         for (int i = 0; i < n; ++i) {
-            const double d = (double)(ct[3 * i + 2] - ct[3 * i + 1]);
+            const unsigned long long *e = &ct[5 * (size_t)i];
+            const double d = (double)(e[2] - e[1]), cyc = (double)(e[4] - e[3]);
             dsum += d; dmin = d < dmin ? d : dmin; dmax = d > dmax ? d : dmax;
-            t0 = ct[3 * i + 1] < t0 ? ct[3 * i + 1] : t0;
-            t1 = ct[3 * i + 2] > t1 ? ct[3 * i + 2] : t1;
+            csum += cyc;
+            const double g = d > 0 ? cyc / d : 0;
+            ghz_min = g < ghz_min ? g : ghz_min; ghz_max = g > ghz_max ? g : ghz_max;
+            t0 = e[1] < t0 ? e[1] : t0;
+            t1 = e[2] > t1 ? e[2] : t1;
         }
         printf("CTAs %d: consumer time (setmaxnreg .. after store) mean %.1f us, min %.1f, max %.1f; first start .. last end %.1f us\n",
                n, dsum / n * 1e-3, dmin * 1e-3, dmax * 1e-3, (t1 - t0) * 1e-3);
+        printf("SM clock over the CTAs (clock64 cycles / globaltimer ns): mean %.3f GHz, per CTA %.3f .. %.3f\n",
+               csum / dsum, ghz_min, ghz_max);
         for (int sm = 0; sm < 3; ++sm) {
             printf("SM %d:", sm);
             for (int i = 0; i < n; ++i)
-                if ((int)ct[3 * i] == sm) printf(" [%d: %.1f..%.1f]", i, (ct[3 * i + 1] - t0) * 1e-3, (ct[3 * i + 2] - t0) * 1e-3);
+                if ((int)ct[5 * i] == sm) printf(" [%d: %.1f..%.1f]", i, (ct[5 * i + 1] - t0) * 1e-3, (ct[5 * i + 2] - t0) * 1e-3);
             printf("\n");
         }
     }
-    long long tr[2][64][8];
+    long long tr[2][64][8], mk[4];
     cudaMemcpyFromSymbol(tr, g_v3_trace, sizeof tr);
+    cudaMemcpyFromSymbol(mk, g_v3_mark, sizeof mk);
     const int pairs = (ppr + 1) / 2 < 64 ? (ppr + 1) / 2 : 64;
+    {  // where CTA (0,0,0)'s cycles go: before the first pair, the pairs, after the last
+        const long long all = mk[3] - mk[0], pre = tr[0][0][0] - mk[0], body = mk[2] - tr[0][0][0];
+        printf("CTA (0,0,0) cycles: start -> Q loaded %lld, -> first S_A done %lld | %d pairs %lld (%.0f per pair) | "
+               "loop exit -> stored %lld | total %lld (start-up + finish = %.1f %%)\n",
+               mk[1] - mk[0], pre, pairs, body, (double)body / pairs, mk[3] - mk[2], all,
+               100.0 * (all - body) / (double)all);
+    }
     printf("clocks relative to WG0 slot 0 of each pair (WG0: 0 top/S ready, 1 P_A out, 2 PV(A,L) done, 3 P_B in, "
            "4 PV(B,L) done, 5 QK(A') issued, 6 S_A' done | WG1: 0 P_A in, 1 P_B out, 2 PV(A,R) done, 3 PV(B,R) done, "
            "4 QK(B') issued, 6 S_B' done)\n");

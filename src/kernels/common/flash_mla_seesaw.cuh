@@ -91,7 +91,11 @@ __device__ __forceinline__ void rescale_o(float (&o)[128], float f0, float f1)
 // fixed points of each pair, for CTA (0, 0, 0), one thread per consumer. Not in the library.
 #ifdef MLA_V3_TRACE
 __device__ long long g_v3_trace[2][64][8];
-__device__ unsigned long long g_v3_cta[1 << 16][3];  // per CTA: SM id, globaltimer at start / end
+// per CTA: SM id, globaltimer at start / end, SM clock at start / end (their ratio: the clock)
+__device__ unsigned long long g_v3_cta[1 << 16][5];
+// CTA (0, 0, 0), consumer 0's thread 0: SM clock at start, after the Q load, at the loop's exit
+// and after the final store (the pairs' own points are in g_v3_trace).
+__device__ long long g_v3_mark[4];
 __device__ __forceinline__ unsigned long long v3_gtime()
 {
     unsigned long long t;
@@ -106,11 +110,16 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
         g_v3_cta[id][0] = sm;
         g_v3_cta[id][slot] = v3_gtime();
+        g_v3_cta[id][slot + 2] = clock64();
     }
 }
 #define V3_CTA(slot) \
     do {             \
         if (threadIdx.x == 128) v3_cta_mark(slot); \
+    } while (0)
+#define V3_MK(k)                                                                                \
+    do {                                                                                        \
+        if (tid == 128 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) g_v3_mark[k] = clock64(); \
     } while (0)
 #define V3_TR(w, pair, slot)                                                                  \
     do {                                                                                       \
@@ -118,6 +127,9 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
             g_v3_trace[w][pair][slot] = clock64();                                             \
     } while (0)
 #else
+#define V3_MK(k) \
+    do {         \
+    } while (0)
 #define V3_TR(w, pair, slot) \
     do {                     \
     } while (0)
@@ -504,6 +516,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     const uint32_t q_base = smem_addr(smem + OFF_Q);
     const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
     V3_CTA(1);
+    V3_MK(0);
     // Phase bookkeeping across segments: page A's boxes complete once per pair, B's once per
     // pair that has a B.
     int phA = 0, phB = 0;
@@ -540,6 +553,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         }
         if (OPT & OPT_EARLY_FILL) load_q(pol, kr.m0, c.ct, smem + OFF_Q);
         named_bar_sync(1, CONSUMERS);
+        V3_MK(1);
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
 
         float o[128];
@@ -622,7 +636,9 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 reg_fence(o);
                 V3_TR(0, i >> 1, 6);
             }
+            V3_MK(2);
             finish_pair(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o);
+            V3_MK(3);
         } else {
             // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
             if (np > 1) issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, pB0);

@@ -33,7 +33,7 @@ static ProbeFn probe_fn(int opt)
     case 8: return probe_cta<8>;
     case 31: return probe_cta<31>;
     case 63: return probe_cta<63>;
-    case 127: return probe_cta<127>;
+    case 255: return probe_cta<255>;
     default: return nullptr;
     }
 }

@@ -17,11 +17,6 @@ constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]
 constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], sums[2]
 constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1024;
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
-// OPT_P_SPARE: one more 64 x 64 box for P_A, after the map above (which stays as it is for v3 - v5),
-// on a 1024-byte boundary for its swizzle. It uses the last of the 227 KB.
-constexpr size_t OFF_PX = (OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1023) / 1024 * 1024;
-constexpr size_t SMEM_BYTES_PX = OFF_PX + BOX_BYTES + 1024;
-static_assert(SMEM_BYTES_PX <= SMEM_OPTIN_MAX, "the spare P box exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
 // Named barriers (one arrives, the other waits): 2 = "P_A published" (consumer 0 -> 1), 3 = "P_B
@@ -52,12 +47,16 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 // its PV(A) inside softmax B to reload page A's right half sooner (pair +10 %: P_B's
 // publication then waits for PV(A)), and consumer 1 issuing PV(B) right behind PV(A) when no
 // maximum moved (pair +8 %: three PVs in flight push consumer 0's PV(B) and so page A's reload
-// later).
-//   OPT_P_SPARE (flash_mla_v6): P_A goes to a box of its own (OFF_PX) instead of page A's RoPE box,
-//     so that box is dead as soon as S_A is done: consumer 0 reloads it with the next page A' at
-//     the top of the pair, ~3000 cycles before the rest of A', and S_A' takes it first. The late
-//     reload of page A (after consumer 1's PV(A)) shrinks from five boxes to four, and so does the
-//     tail of S_A' behind it. Needs OPT_EARLY_B (the whole S_A' in one call) and SMEM_BYTES_PX.
+// later). A third (P_A in a box of its own after the 216 KB, so that page A's RoPE box could be
+// reloaded as soon as S_A was done and the late reload of A was four boxes, not five) made the
+// pair 4 % longer (5930-6055 against 5777-5804 cycles, same run) and was removed too.
+//   OPT_Q_BATCH (flash_mla_v6): the Q tile is loaded with all of a thread's loads in flight at
+//     once (load_q_batched) instead of one round trip per 16 bytes: the probe measured 21000-
+//     24000 SM cycles from CTA start to Q loaded with load_q, 12 % of a 32-pair CTA.
+//   OPT_STAGED_STORE (flash_mla_v6): the final O goes through shared memory (the two stages are
+//     dead by then) and leaves in coalesced 16-byte rows, instead of 8-byte stores that touch
+//     eight rows per warp instruction: ~9000 cycles from the loop's exit to the stores issued.
+//     Static split grid only (one segment per CTA; the next segment's loads would race it).
 enum : int {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,
@@ -65,7 +64,8 @@ enum : int {
     OPT_DESC = 8,
     OPT_EARLY_FILL = 16,
     OPT_SPEC_B = 32,
-    OPT_P_SPARE = 64
+    OPT_Q_BATCH = 64,
+    OPT_STAGED_STORE = 128
 };
 
 template <int OPT>
@@ -140,21 +140,18 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
 
 // S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
 // landed; committed, not waited. C0 == 0 starts a new S.
-// ROPE_FIRST (whole pages only): the RoPE box first, then 0..7 (OPT_P_SPARE reloads it first).
-template <int C0, int C1, int OPT = 0, bool ROPE_FIRST = false>
+template <int C0, int C1, int OPT = 0>
 __device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32_t k_base, uint64_t *full,
                                          uint32_t parity)
 {
-    static_assert(!ROPE_FIRST || (C0 == 0 && C1 == NBOX), "RoPE-first order is for a whole page");
     wgmma_fence();
     const uint64_t qd = gmma_desc_sw128(q_base, 16, 1024), kd = gmma_desc_sw128(k_base, 16, 1024);
 #pragma unroll
     for (int c = C0; c < C1; ++c) {
-        const int box = ROPE_FIRST ? (c == 0 ? P_BOX : c - 1) : c;
-        wait_parity(&full[box], parity);
+        wait_parity(&full[c], parity);
 #pragma unroll
         for (int k4 = 0; k4 < 4; ++k4) {
-            const uint32_t off = box * BOX_BYTES + k4 * 32;
+            const uint32_t off = c * BOX_BYTES + k4 * 32;
             if (OPT & OPT_DESC)
                 wgmma_m64n64k16_ss(s, gmma_desc_add(qd, off), gmma_desc_add(kd, off), c + k4 > 0);
             else
@@ -301,12 +298,11 @@ __device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const flo
 // fences both for the async proxy; the caller's arrive publishes them. `own` is the consumer's
 // 128-thread index.
 __device__ __forceinline__ bool page_is_tail(const LatentPolicy<DA, DB> &pol, int j) { return pol.t_r - j * BN < BN; }
-// sP: where P goes (the page's RoPE box, or OPT_P_SPARE's own box for page A).
-__device__ __forceinline__ void own_store(const LatentPolicy<DA, DB> &pol, int j, char *sK, char *sP,
-                                          const Consumer &c, int own, const uint32_t (&pa)[16])
+__device__ __forceinline__ void own_store(const LatentPolicy<DA, DB> &pol, int j, char *sK, const Consumer &c, int own,
+                                          const uint32_t (&pa)[16])
 {
     if (page_is_tail(pol, j)) zero_tail_rows(pol, j, own, sK, 128);  // CTA-uniform
-    store_p(sP, pa, c.r0, c.c4);
+    store_p(sK + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
 }
 __device__ __forceinline__ void own_commit(const LatentPolicy<DA, DB> &pol, int j, float *mb, const Consumer &c)
 {
@@ -319,12 +315,12 @@ __device__ __forceinline__ void own_commit(const LatentPolicy<DA, DB> &pol, int 
 }
 
 template <int OPT>
-__device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, char *sP, float *mb,
-                                            float sl2, Consumer &c, int own, const float (&acc)[32],
-                                            uint32_t (&pa)[16], float &f0, float &f1, float &ps0, float &ps1)
+__device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb, float sl2,
+                                            Consumer &c, int own, const float (&acc)[32], uint32_t (&pa)[16],
+                                            float &f0, float &f1, float &ps0, float &ps1)
 {
     own_exp<OPT>(j, sl2, c, acc, pa, f0, f1, ps0, ps1);
-    own_store(pol, j, sK, sP, c, own, pa);
+    own_store(pol, j, sK, c, own, pa);
     own_commit(pol, j, mb, c);
 }
 
@@ -343,10 +339,77 @@ __device__ __forceinline__ void adopt_max(const float *mb, Consumer &c, float &f
 // consumers reach this from different code, so no shared bar.sync (one id at two program
 // points is "divergent" to synccheck): a chain through two mbarriers, each thread arriving
 // with release semantics, 0 -> 1 with consumer 0's sums, 1 -> 0 with the totals.
+// OPT_STAGED_STORE's layout of a consumer's 64 x 256 half in shared memory: rows padded by 32
+// bytes (fp32) or 16 bytes (bf16), so that the eight rows one warp instruction writes fall on
+// different banks; consumer w's half starts at w * STAGE_HALF from the first stage.
+constexpr int STAGE_ROW_F32 = 256 * 4 + 32, STAGE_ROW_BF16 = 256 * 2 + 16;
+constexpr int STAGE_HALF = BM * STAGE_ROW_F32;
+static_assert(2 * STAGE_HALF <= STAGES * TILE_BYTES, "the staged O must fit in the two stages");
+
+// store_rows through shared memory: the consumer writes its normalised half into stage (its own
+// part, see above), syncs its 128 threads, and copies the rows out in 16-byte pieces, 512
+// (fp32) or 256 (bf16) contiguous bytes per warp instruction. Only once both consumers' loops
+// are done (every wgmma and TMA on the stages is complete).
+__device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
+                                                  int split, const KvRange &kr, const Consumer &c, int own,
+                                                  const float (&o)[128], const float (&lt)[2],
+                                                  const float (&mr)[2], long long slot, char *stage)
+{
+    char *half = stage + c.w * STAGE_HALF;
+    const bool f32 = to.partial;
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+        const int row = c.r0 + 8 * rr, m = kr.m0 + row;
+        const bool none = !(lt[rr] > 0.f);
+        const float inv = none ? 0.f : 1.f / lt[rr];
+        if (f32) {
+#pragma unroll
+            for (int n = 0; n < 32; ++n)
+                *reinterpret_cast<float2 *>(half + row * STAGE_ROW_F32 + (8 * n + 2 * c.c4) * 4) =
+                    make_float2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
+        } else {
+#pragma unroll
+            for (int n = 0; n < 32; ++n)
+                *reinterpret_cast<uint32_t *>(half + row * STAGE_ROW_BF16 + (8 * n + 2 * c.c4) * 2) =
+                    pack_bf16x2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
+        }
+        if (c.w == 0 && c.c4 == 0 && m <= kr.m_last) {
+            const float lse = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
+            if (f32) {
+                const long long pr = slot >= 0 ? slot * pol.rows + m : pol.row_global(m) * nsplits + split;
+                to.ws_lse[pr] = lse;
+            } else if (float *lp = pol.lse_at(m)) {
+                *lp = lse;
+            }
+        }
+    }
+    named_bar_sync(BAR_OWN + c.w, 128);
+    if (f32) {
+        // 64 rows x 64 pieces of 16 bytes; one warp instruction moves half a row (512 bytes)
+#pragma unroll 8
+        for (int k = 0; k < BM * 64 / 128; ++k) {
+            const int idx = own + 128 * k, row = idx >> 6, pc = idx & 63, m = kr.m0 + row;
+            if (m > kr.m_last) continue;
+            const long long pr = slot >= 0 ? slot * pol.rows + m : pol.row_global(m) * nsplits + split;
+            *reinterpret_cast<uint4 *>(to.ws_o + pr * DA + c.w * 256 + pc * 4) =
+                *reinterpret_cast<const uint4 *>(half + row * STAGE_ROW_F32 + pc * 16);
+        }
+    } else {
+#pragma unroll 8
+        for (int k = 0; k < BM * 32 / 128; ++k) {
+            const int idx = own + 128 * k, row = idx >> 5, pc = idx & 31, m = kr.m0 + row;
+            if (m > kr.m_last) continue;
+            *reinterpret_cast<uint4 *>(pol.out_row(m) + c.w * 256 + pc * 8) =
+                *reinterpret_cast<const uint4 *>(half + row * STAGE_ROW_BF16 + pc * 16);
+        }
+    }
+}
+
+template <int OPT = 0>
 __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                             int split, const KvRange &kr, const Consumer &c, float *red,
                                             uint64_t *sums, uint32_t parity, long long slot,
-                                            const float (&o)[128])
+                                            const float (&o)[128], int own = 0, char *stage = nullptr)
 {
     float l0 = c.l_run0, l1 = c.l_run1;
     quad_sum2(l0, l1);
@@ -371,7 +434,10 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
         ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[1]);
     }
     const float mr[2] = {c.m_run0, c.m_run1};
-    store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr, slot);
+    if (OPT & OPT_STAGED_STORE)
+        store_rows_staged(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage);
+    else
+        store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr, slot);
 }
 
 // Who reloads what: a box is reloaded (TMA, by one thread) by the consumer that reads it last.
@@ -379,10 +445,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
 //                              boxes 4-8 (K, V right, P_A) by consumer 1 after its PV(A).
 //   page B (stage 1, owner 1): boxes 0-3 + 8 (K, V left, P_B) by consumer 0 after its PV(B);
 //                              boxes 4-7 (K, V right) by consumer 1 after its PV(B).
-// With OPT_P_SPARE page A's RoPE box is reloaded by consumer 0 as soon as S_A is done (A_ROPE),
-// and consumer 1 reloads only boxes 4-7 (A_BY1_PX).
 constexpr unsigned A_BY0 = 0x00fu, A_BY1 = 0x1f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0u;
-constexpr unsigned A_ROPE = 0x100u, A_BY1_PX = 0x0f0u;
 
 // The split plan (scheduled split grid): part p of the KV work, the split slots of each request
 // (prefix), and where the partial rows of the requests with 2+ splits start (pprefix; requests
@@ -486,9 +549,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     uint64_t *fullA = full, *fullB = full + NBOX;
     uint64_t *sums = full + STAGES * NBOX;
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
-    constexpr bool PX = (OPT & OPT_P_SPARE) != 0;
-    static_assert(!PX || (OPT & OPT_EARLY_B), "OPT_P_SPARE needs OPT_EARLY_B");
-    char *sPA = PX ? smem + OFF_PX : sKA + P_BOX * BOX_BYTES;  // where P_A goes
     if (tid == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
@@ -497,6 +557,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     }
     __syncthreads();
 
+    static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
     if (wg == 0) {  // no producer role left: its registers go to the consumers
         setmaxnreg_dec<40>();
         return;
@@ -547,11 +608,15 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         // Q of this request; the previous segment's readers of Q and both stages are done (the
         // row-sum chain of its finish orders the two consumers), so the first pair may load.
         if (!(OPT & OPT_EARLY_FILL)) load_q(pol, kr.m0, c.ct, smem + OFF_Q);
+        static_assert(!(OPT & OPT_Q_BATCH) || (OPT & OPT_EARLY_FILL), "OPT_Q_BATCH is the EARLY_FILL order's load");
         if (tid == 128) {
             if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
             if (np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
         }
-        if (OPT & OPT_EARLY_FILL) load_q(pol, kr.m0, c.ct, smem + OFF_Q);
+        if ((OPT & OPT_EARLY_FILL) && (OPT & OPT_Q_BATCH))
+            load_q_batched<CONSUMERS>(pol, kr.m0, c.ct, smem + OFF_Q);
+        else if (OPT & OPT_EARLY_FILL)
+            load_q(pol, kr.m0, c.ct, smem + OFF_Q);
         named_bar_sync(1, CONSUMERS);
         V3_MK(1);
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
@@ -567,21 +632,16 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed
             // at the end of pair k - 1 (split around the reload of B), so that consumer 1's
             // QK^T of B runs under this softmax.
-            if (np > 0) issue_qk<0, NBOX, OPT, PX>(s, q_base, ka, fullA, pA0);
-            // OPT_P_SPARE reloads from page A' at the top of the pair: its block-table entry is
-            // read one pair ahead, so that the load does not hold warp 0's softmax back.
-            int pgA_ahead = PX && np > 2 && own == 0 ? __ldg(bt + kr.b0 + 2) : 0;
+            if (np > 0) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, pA0);
             wgmma_wait<0>();
             reg_fence(s);
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-                const int pgA = PX ? pgA_ahead : nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
-                if (PX) pgA_ahead = i + 4 < np && own == 0 ? __ldg(bt + kr.b0 + i + 4) : 0;
+                const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
                 V3_TR(0, i >> 1, 0);
-                if (PX && nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_ROPE);  // S_A is done
-                own_softmax<OPT>(pol, kr.b0 + i, sKA, sPA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+                own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
                 named_bar_arrive(BAR_PA, CONSUMERS);
                 V3_TR(0, i >> 1, 1);
                 c.l_run0 = c.l_run0 * f0 + ps0;
@@ -610,7 +670,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     reg_fence(o);
                     V3_TR(0, i >> 1, 4);
                     if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
-                    if (nextA) issue_qk<0, NBOX, OPT, PX>(s, q_base, ka, fullA, parA ^ 1);
+                    if (nextA) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                     V3_TR(0, i >> 1, 5);
                     wgmma_wait<0>();
                     reg_fence(s);
@@ -637,7 +697,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 6);
             }
             V3_MK(2);
-            finish_pair(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o);
+            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
             V3_MK(3);
         } else {
             // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
@@ -655,7 +715,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     const float mp0 = c.m_run0, mp1 = c.m_run1;
                     if (hasB) {
                         own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
-                        own_store(pol, kr.b0 + i + 1, sKB, sKB + P_BOX * BOX_BYTES, c, own, pa);
+                        own_store(pol, kr.b0 + i + 1, sKB, c, own, pa);
                     }
                     named_bar_sync(BAR_PA, CONSUMERS);
                     const float ma0 = mb[c.r0], ma1 = mb[c.r1];
@@ -678,19 +738,18 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 c.l_run1 *= f1;
                 rescale_o<OPT>(o, f0, f1);
                 wait_v_half(fullA, parA, 1);
-                issue_pv_ss<(OPT & OPT_DESC) != 0>(o, PX ? smem_addr(sPA) : ka + P_BOX * BOX_BYTES, ka, 1);
+                issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
                 if (hasB) {  // softmax B under both consumers' PV(A)
                     if (OPT & OPT_SPEC_B)
                         own_commit(pol, kr.b0 + i + 1, mb + BM, c);
                     else
-                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, sKB + P_BOX * BOX_BYTES, mb + BM, sl2, c, own, s, pa,
-                                         g0, g1, ps0, ps1);
+                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
                     named_bar_arrive(BAR_PB, CONSUMERS);
                 }
                 V3_TR(1, i >> 1, 1);
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, PX ? A_BY1_PX : A_BY1);
+                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
                 V3_TR(1, i >> 1, 2);
                 if (hasB) {
                     c.l_run0 = c.l_run0 * g0 + ps0;
@@ -711,7 +770,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 reg_fence(s);
                 V3_TR(1, i >> 1, 6);
             }
-            finish_pair(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o);
+            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
         }
         phA += (np + 1) >> 1;
         phB += np >> 1;

@@ -1,29 +1,35 @@
-// flash_mla_v6 (hopper, sm_90a only): flash_mla_v5 with P_A moved out of page A's RoPE box.
+// flash_mla_v6 (hopper, sm_90a only): flash_mla_v5 with a short start and a short finish per CTA.
 //
-// In v5 (and v3) both consumers publish P into the RoPE box (dims 512..575) of the page they
-// own, because that box is dead once the owner's QK^T is done. For page A that made the box
-// live until consumer 1's PV(A) had read P_A, so the reload of page A for the next pair waited
-// for PV(A, right half) on five boxes: K/V right (4-7) and RoPE (8). The v5 timeline probe puts
-// that reload on the critical chain of the pair: PV(A, R) done -> reload (~1500-2000 cycles with
-// every SM loading) -> the tail of the next S_A -> softmax A -> ...
+// The timeline probe (scripts/probe/v3_trace.cu, now with the SM clock at the CTA's start, after
+// its Q load, at its loop's exit and after its final store) showed where v5's CTAs spend the
+// cycles that are not page pairs, at b=32,h=128,t=4096 (SM clock ~1.79 GHz):
 //
-// v6 (OPT_P_SPARE in src/kernels/common/flash_mla_seesaw.cuh) writes P_A into a ninth-and-a-bit
-// box of its own (the 8 KB left of the 227 KB after Q and two pages), so:
-//   - consumer 0 reloads page A's RoPE box with page A' right after S_A is done (the top of the
-//     pair), about 3000 cycles before the rest of A' is requested;
-//   - the next S_A takes that box first (RoPE-first order), then 0-3, then 4-7;
-//   - consumer 1's late reload after PV(A, R) is four boxes (32 KB) instead of five (40 KB), and
-//     the tail of S_A' behind it four boxes of QK^T instead of five.
-// Page B is unchanged (P_B stays in B's RoPE box). Everything else is v5: same options, static
-// split grid, host glue.
+//                                   s=16, 32 pairs   s=1, 32 pairs
+//   start -> Q tile loaded            23905            21388   cycles
+//   Q loaded -> first S_A done         2863             2898
+//   32 pairs                         183327           209587
+//   loop exit -> O stored              9042             8381
+//   start-up + finish                  16.3 %           13.5 %
+//
+// and a split CTA of the s=1 row (16 pairs) spends a quarter of its time there. Two causes:
+//
+//   OPT_Q_BATCH       load_q moves the 72 KB Q tile in 18 dependent round trips per thread (each
+//                     16-byte piece is stored to shared memory before the next is loaded);
+//                     load_q_batched issues all 18 loads, then the 18 stores.
+//   OPT_STAGED_STORE  the final O left in 8-byte stores that each touch eight rows (32 bytes of
+//                     each) per warp instruction; it now goes through the dead page stages and
+//                     leaves in coalesced 16-byte pieces, 512 bytes per warp instruction.
+//
+// Everything else is v5 (same options, static split grid, host glue); the options are template
+// bits of seesaw_cta in src/kernels/common/flash_mla_seesaw.cuh.
 #include "flash_mla_seesaw.cuh"
 
 namespace {
 using namespace mla;
 using namespace mla::seesaw;
 
-constexpr int kOpt =
-    OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B | OPT_P_SPARE;
+constexpr int kOpt = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B |
+                     OPT_Q_BATCH | OPT_STAGED_STORE;
 
 __global__ void __launch_bounds__(NTHREADS, 1)
 flash_mla_v6(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,
@@ -32,10 +38,10 @@ flash_mla_v6(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ L
     seesaw_cta<false, kOpt>(&tmap, a, nsplits, sl2, to, Plan{});
 }
 
-constexpr fmh::Version kVersion = {"flash_mla_v6", flash_mla_v6, SMEM_BYTES_PX};
+constexpr fmh::Version kVersion = {"flash_mla_v6", flash_mla_v6, SMEM_BYTES};
 
 }  // namespace
 
 MLA_FMH_REGISTER(mla_kv_flash_mla_v6, 6, 0,
-                 "hopper: v5 with P_A in a box of its own, so page A's RoPE box is reloaded as soon as S_A is done "
-                 "and the late reload of page A is four boxes, not five")
+                 "hopper: v5 with the Q tile's loads all in flight at once and the final O stored through shared "
+                 "memory in coalesced rows (shorter start and finish per CTA)")

@@ -57,6 +57,14 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //     dead by then) and leaves in coalesced 16-byte rows, instead of 8-byte stores that touch
 //     eight rows per warp instruction: ~9000 cycles from the loop's exit to the stores issued.
 //     Static split grid only (one segment per CTA; the next segment's loads would race it).
+//   OPT_L2_PREFETCH (flash_mla_v7): pages are prefetched into L2 (cp.async.bulk.prefetch, one
+//     instruction per 72 KB page) about a pair before their TMA reload: at the start, pages 2-3;
+//     in each pair, consumer 1 asks for the pages two pairs ahead right after it has issued its
+//     PV(A) (~2000 cycles into the pair; those pages are reloaded ~2000-3800 cycles into the
+//     next one). At s = 1 a page is read by only the two row blocks of its request, so its
+//     reload comes from DRAM (~2300-4900 cycles in the TMA probe, against 1000-2000 from L2), and
+//     that reload is on the pair's critical chain: the probe's s=1 pair period is 6550-6800
+//     cycles against 5780 at s=16, where 32 row blocks share every page.
 enum : int {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,
@@ -65,8 +73,18 @@ enum : int {
     OPT_EARLY_FILL = 16,
     OPT_SPEC_B = 32,
     OPT_Q_BATCH = 64,
-    OPT_STAGED_STORE = 128
+    OPT_STAGED_STORE = 128,
+    OPT_L2_PREFETCH = 256
 };
+
+// One page of the latent cache (64 tokens x 576 dims, contiguous) into L2; no completion to wait
+// for, nothing lands in shared memory.
+__device__ __forceinline__ void prefetch_page_l2(const bf16 *cache, int page)
+{
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(cache + (long long)page * BN * DQK),
+                 "r"((uint32_t)TILE_BYTES)
+                 : "memory");
+}
 
 template <int OPT>
 __device__ __forceinline__ float fexp2(float x)
@@ -612,6 +630,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (tid == 128) {
             if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
             if (np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
+            if ((OPT & OPT_L2_PREFETCH) && np > 2) prefetch_page_l2(a.cache, __ldg(bt + kr.b0 + 2));
+            if ((OPT & OPT_L2_PREFETCH) && np > 3) prefetch_page_l2(a.cache, __ldg(bt + kr.b0 + 3));
         }
         if ((OPT & OPT_EARLY_FILL) && (OPT & OPT_Q_BATCH))
             load_q_batched<CONSUMERS>(pol, kr.m0, c.ct, smem + OFF_Q);
@@ -709,6 +729,10 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                // OPT_L2_PREFETCH: the pages of the pair after next (read now, used once PV(A) is issued)
+                const bool pf = (OPT & OPT_L2_PREFETCH) && own == 0;
+                const int pf0 = pf && i + 4 < np ? __ldg(bt + kr.b0 + i + 4) : -1;
+                const int pf1 = pf && i + 5 < np ? __ldg(bt + kr.b0 + i + 5) : -1;
                 if (OPT & OPT_SPEC_B) {
                     // Softmax B against the running max before page A (mp), while consumer 0
                     // does softmax A; checked against page A's max below.
@@ -739,6 +763,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 rescale_o<OPT>(o, f0, f1);
                 wait_v_half(fullA, parA, 1);
                 issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
+                if (pf0 >= 0) prefetch_page_l2(a.cache, pf0);
+                if (pf1 >= 0) prefetch_page_l2(a.cache, pf1);
                 if (hasB) {  // softmax B under both consumers' PV(A)
                     if (OPT & OPT_SPEC_B)
                         own_commit(pol, kr.b0 + i + 1, mb + BM, c);

@@ -4,7 +4,8 @@
 # Usage: scripts/device_ncu.sh [build dir] [v0|hopper]; writes $OUT/ncu_<name>.csv and prints the
 # gate. `hopper`: the hopper flash_mla versions (v1, v2) on b=32 s=16 (compute-bound) and
 # b=128 h=16 s=1 (memory-bound), with the SpeedOfLight/Occupancy/WarpState/Memory/Scheduler
-# sections too; MLA_NCU_VERSIONS="a b" picks other versions.
+# sections too; MLA_NCU_VERSIONS="a b" picks other versions, MLA_NCU_SHAPES="s16 h16 s1" the shapes
+# (s1: b=32 s=1, the decode row).
 set -uo pipefail
 B=${1:-build}
 WHICH=${2:-v0}
@@ -24,8 +25,13 @@ if [ "$WHICH" = hopper ]; then
   SECTIONS=(--section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis
             --section MemoryWorkloadAnalysis --section SchedulerStats)
   for v in ${MLA_NCU_VERSIONS:-flash_mla_v1 flash_mla_v2}; do
-    prof "${v}_b32_s16" "${v}" flash_mla "$v" --b=32 --s=16 --t=4096 --h=128
-    prof "${v}_b128_h16" "${v}" flash_mla "$v" --b=128 --s=1 --t=8192 --h=16
+    for sh in ${MLA_NCU_SHAPES:-s16 h16}; do
+      case $sh in
+        s16) prof "${v}_b32_s16" "${v}" flash_mla "$v" --b=32 --s=16 --t=4096 --h=128 ;;
+        s1)  prof "${v}_b32_s1" "${v}" flash_mla "$v" --b=32 --s=1 --t=4096 --h=128 ;;
+        h16) prof "${v}_b128_h16" "${v}" flash_mla "$v" --b=128 --s=1 --t=8192 --h=16 ;;
+      esac
+    done
   done
   exit 0
 fi

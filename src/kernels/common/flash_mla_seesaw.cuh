@@ -57,11 +57,13 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //     dead by then) and leaves in coalesced 16-byte rows, instead of 8-byte stores that touch
 //     eight rows per warp instruction: ~9000 cycles from the loop's exit to the stores issued.
 //     Static split grid only (one segment per CTA; the next segment's loads would race it).
-//   OPT_L2_PREFETCH (flash_mla_v7): pages are prefetched into L2 (cp.async.bulk.prefetch, one
-//     instruction per 72 KB page) about a pair before their TMA reload: at the start, pages 2-3;
-//     in each pair, consumer 1 asks for the pages two pairs ahead right after it has issued its
-//     PV(A) (~2000 cycles into the pair; those pages are reloaded ~2000-3800 cycles into the
-//     next one). At s = 1 a page is read by only the two row blocks of its request, so its
+//   OPT_L2_PREFETCH (flash_mla_v7): pages are prefetched into L2 about a pair before their TMA
+//     reload: in each pair, consumer 1's 128 threads ask for the pages two pairs ahead (prefetch.L2,
+//     one 128-byte line per instruction, nine per thread) right after they have issued PV(A)
+//     (~2000 cycles into the pair; those pages are reloaded ~2000-3800 cycles into the next one).
+//     A first try with one cp.async.bulk.prefetch per 72 KB page, issued by one thread through
+//     the SM's TMA unit, made the pair 9 % longer at s=16 and at s=1 (5562 -> 6064 and 6568 ->
+//     7128 cycles) and h=16 rows 18 % slower: the prefetches queue ahead of the page reloads. At s = 1 a page is read by only the two row blocks of its request, so its
 //     reload comes from DRAM (~2300-4900 cycles in the TMA probe, against 1000-2000 from L2), and
 //     that reload is on the pair's critical chain: the probe's s=1 pair period is 6550-6800
 //     cycles against 5780 at s=16, where 32 row blocks share every page.
@@ -77,13 +79,16 @@ enum : int {
     OPT_L2_PREFETCH = 256
 };
 
-// One page of the latent cache (64 tokens x 576 dims, contiguous) into L2; no completion to wait
-// for, nothing lands in shared memory.
-__device__ __forceinline__ void prefetch_page_l2(const bf16 *cache, int page)
+// This thread's share (lines own, own + 128, ...) of one page of the latent cache (64 tokens x 576
+// dims = 576 contiguous 128-byte lines) into L2, by the load/store path, not the TMA unit.
+__device__ __forceinline__ void prefetch_page_l2(const bf16 *cache, int page, int own)
 {
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(cache + (long long)page * BN * DQK),
-                 "r"((uint32_t)TILE_BYTES)
-                 : "memory");
+    const char *base = reinterpret_cast<const char *>(cache + (long long)page * BN * DQK);
+#pragma unroll
+    for (int k = 0; k < (TILE_BYTES / 128 + 127) / 128; ++k) {
+        const int line = own + 128 * k;
+        if (line < TILE_BYTES / 128) asm volatile("prefetch.L2 [%0];" ::"l"(base + line * 128));
+    }
 }
 
 template <int OPT>
@@ -630,8 +635,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (tid == 128) {
             if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
             if (np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
-            if ((OPT & OPT_L2_PREFETCH) && np > 2) prefetch_page_l2(a.cache, __ldg(bt + kr.b0 + 2));
-            if ((OPT & OPT_L2_PREFETCH) && np > 3) prefetch_page_l2(a.cache, __ldg(bt + kr.b0 + 3));
         }
         if ((OPT & OPT_EARLY_FILL) && (OPT & OPT_Q_BATCH))
             load_q_batched<CONSUMERS>(pol, kr.m0, c.ct, smem + OFF_Q);
@@ -730,7 +733,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
                 // OPT_L2_PREFETCH: the pages of the pair after next (read now, used once PV(A) is issued)
-                const bool pf = (OPT & OPT_L2_PREFETCH) && own == 0;
+                const bool pf = (OPT & OPT_L2_PREFETCH) != 0;
                 const int pf0 = pf && i + 4 < np ? __ldg(bt + kr.b0 + i + 4) : -1;
                 const int pf1 = pf && i + 5 < np ? __ldg(bt + kr.b0 + i + 5) : -1;
                 if (OPT & OPT_SPEC_B) {
@@ -763,8 +766,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 rescale_o<OPT>(o, f0, f1);
                 wait_v_half(fullA, parA, 1);
                 issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
-                if (pf0 >= 0) prefetch_page_l2(a.cache, pf0);
-                if (pf1 >= 0) prefetch_page_l2(a.cache, pf1);
+                if (pf0 >= 0) prefetch_page_l2(a.cache, pf0, own);
+                if (pf1 >= 0) prefetch_page_l2(a.cache, pf1, own);
                 if (hasB) {  // softmax B under both consumers' PV(A)
                     if (OPT & OPT_SPEC_B)
                         own_commit(pol, kr.b0 + i + 1, mb + BM, c);

@@ -8,9 +8,10 @@
 // 5780 at s=16 (same code). The TMA probe: a 72 KB page takes 1450-2000 cycles from L2 and
 // 4000-4900 from DRAM with every SM loading.
 //
-// OPT_L2_PREFETCH (src/kernels/common/flash_mla_seesaw.cuh): cp.async.bulk.prefetch.L2 of each
-// page (one instruction per contiguous 72 KB page, nothing to wait for) about a pair before its
-// reload; the rest is v6.
+// OPT_L2_PREFETCH (src/kernels/common/flash_mla_seesaw.cuh): consumer 1's threads prefetch each page
+// into L2 (prefetch.L2, line by line, through the load/store path) about a pair before its TMA
+// reload; the rest is v6. (One bulk prefetch per page through the TMA unit was tried first and
+// made every row slower: it queues ahead of the reloads.)
 #include "flash_mla_seesaw.cuh"
 
 namespace {

@@ -34,7 +34,6 @@ static ProbeFn probe_fn(int opt)
     case 31: return probe_cta<31>;
     case 63: return probe_cta<63>;
     case 255: return probe_cta<255>;
-    case 511: return probe_cta<511>;
     default: return nullptr;
     }
 }

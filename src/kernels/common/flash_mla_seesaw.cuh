@@ -57,16 +57,12 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //     dead by then) and leaves in coalesced 16-byte rows, instead of 8-byte stores that touch
 //     eight rows per warp instruction: ~9000 cycles from the loop's exit to the stores issued.
 //     Static split grid only (one segment per CTA; the next segment's loads would race it).
-//   OPT_L2_PREFETCH (flash_mla_v7): pages are prefetched into L2 about a pair before their TMA
-//     reload: in each pair, consumer 1's 128 threads ask for the pages two pairs ahead (prefetch.L2,
-//     one 128-byte line per instruction, nine per thread) right after they have issued PV(A)
-//     (~2000 cycles into the pair; those pages are reloaded ~2000-3800 cycles into the next one).
-//     A first try with one cp.async.bulk.prefetch per 72 KB page, issued by one thread through
-//     the SM's TMA unit, made the pair 9 % longer at s=16 and at s=1 (5562 -> 6064 and 6568 ->
-//     7128 cycles) and h=16 rows 18 % slower: the prefetches queue ahead of the page reloads. At s = 1 a page is read by only the two row blocks of its request, so its
-//     reload comes from DRAM (~2300-4900 cycles in the TMA probe, against 1000-2000 from L2), and
-//     that reload is on the pair's critical chain: the probe's s=1 pair period is 6550-6800
-//     cycles against 5780 at s=16, where 32 row blocks share every page.
+// Prefetching the pages into L2 about a pair before their TMA reload (for s = 1, where a page is
+// read by two row blocks only and its reload comes from DRAM) was measured twice and removed:
+// one cp.async.bulk.prefetch per 72 KB page from one thread made the pair 9 % longer at s=16 and
+// s=1, and prefetch.L2 by line from consumer 1's 128 threads 24-27 % longer (docs/kernels/
+// flash_mla.md, v6; why is not measured: the bulk prefetches may queue in the SM's TMA unit
+// ahead of the reloads, the line prefetches add 1152 L2 requests per pair per CTA).
 enum : int {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,
@@ -75,21 +71,8 @@ enum : int {
     OPT_EARLY_FILL = 16,
     OPT_SPEC_B = 32,
     OPT_Q_BATCH = 64,
-    OPT_STAGED_STORE = 128,
-    OPT_L2_PREFETCH = 256
+    OPT_STAGED_STORE = 128
 };
-
-// This thread's share (lines own, own + 128, ...) of one page of the latent cache (64 tokens x 576
-// dims = 576 contiguous 128-byte lines) into L2, by the load/store path, not the TMA unit.
-__device__ __forceinline__ void prefetch_page_l2(const bf16 *cache, int page, int own)
-{
-    const char *base = reinterpret_cast<const char *>(cache + (long long)page * BN * DQK);
-#pragma unroll
-    for (int k = 0; k < (TILE_BYTES / 128 + 127) / 128; ++k) {
-        const int line = own + 128 * k;
-        if (line < TILE_BYTES / 128) asm volatile("prefetch.L2 [%0];" ::"l"(base + line * 128));
-    }
-}
 
 template <int OPT>
 __device__ __forceinline__ float fexp2(float x)
@@ -732,10 +715,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
-                // OPT_L2_PREFETCH: the pages of the pair after next (read now, used once PV(A) is issued)
-                const bool pf = (OPT & OPT_L2_PREFETCH) != 0;
-                const int pf0 = pf && i + 4 < np ? __ldg(bt + kr.b0 + i + 4) : -1;
-                const int pf1 = pf && i + 5 < np ? __ldg(bt + kr.b0 + i + 5) : -1;
                 if (OPT & OPT_SPEC_B) {
                     // Softmax B against the running max before page A (mp), while consumer 0
                     // does softmax A; checked against page A's max below.
@@ -766,8 +745,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 rescale_o<OPT>(o, f0, f1);
                 wait_v_half(fullA, parA, 1);
                 issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
-                if (pf0 >= 0) prefetch_page_l2(a.cache, pf0, own);
-                if (pf1 >= 0) prefetch_page_l2(a.cache, pf1, own);
                 if (hasB) {  // softmax B under both consumers' PV(A)
                     if (OPT & OPT_SPEC_B)
                         own_commit(pol, kr.b0 + i + 1, mb + BM, c);

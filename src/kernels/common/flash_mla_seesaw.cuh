@@ -73,6 +73,9 @@ enum : int {
     OPT_Q_BATCH = 64,
     OPT_STAGED_STORE = 128
 };
+// The masks of the versions that use them (v3 and v4: none).
+constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
+constexpr int OPT_V6 = OPT_V5 | OPT_Q_BATCH | OPT_STAGED_STORE;  // flash_mla_v7's main kernel too
 
 template <int OPT>
 __device__ __forceinline__ float fexp2(float x)

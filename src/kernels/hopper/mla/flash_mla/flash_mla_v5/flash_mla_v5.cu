@@ -22,7 +22,7 @@ namespace {
 using namespace mla;
 using namespace mla::seesaw;
 
-constexpr int kOpt = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
+constexpr int kOpt = OPT_V5;
 
 __global__ void __launch_bounds__(NTHREADS, 1)
 flash_mla_v5(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,

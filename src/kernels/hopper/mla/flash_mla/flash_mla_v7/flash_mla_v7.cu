@@ -18,8 +18,7 @@ namespace {
 using namespace mla;
 using namespace mla::seesaw;
 
-constexpr int kOpt = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B |
-                     OPT_Q_BATCH | OPT_STAGED_STORE;
+constexpr int kOpt = OPT_V6;
 
 __global__ void __launch_bounds__(NTHREADS, 1)
 flash_mla_v7(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,

@@ -350,24 +350,19 @@ flash_mla_hopper_combine(const __grid_constant__ LatentArgs a, int nsplits, long
 // loads, two 256-thread CTAs per SM) before it adds any of them up.
 // More than COMBINE_MAXS splits fall back to combine_row.
 constexpr int COMBINE_MAXS = 4;
+// One row (a warp): split i at o0 + i * o_stride, its lse at lse0[i * lse_stride] (the layouts
+// of combine_row and of the scheduled versions' partial slots).
 template <int DV>
-__global__ void __launch_bounds__(256)
-flash_mla_hopper_combine_mlp(const __grid_constant__ LatentArgs a, int nsplits, long long rows, const float *ws_o,
-                             const float *ws_lse)
+__device__ __forceinline__ void combine_splits_mlp(const float *o0, long long o_stride, const float *lse0,
+                                                   long long lse_stride, int nsplits, bf16 *out, float *lse_out)
 {
     static_assert(DV == 4 * 32 * 4, "four 16-byte pieces per lane and split");
-    pdl_wait();  // launched early (PDL): the partials are complete only after this
-    const long long row = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
-    if (row >= rows) return;
-    bf16 *out = out_at(a.out, a.os, row, a.s, a.h);
-    float *lse_out = lse_at_row(a.lse, row, a.s, a.h);
     if (nsplits > COMBINE_MAXS) {
-        combine_row<DV>(ws_o, ws_lse, nsplits, row, out, lse_out);
+        combine_splits<DV>(o0, o_stride, lse0, lse_stride, nsplits, out, lse_out);
         return;
     }
     const int lane = threadIdx.x & 31;
-    const float *o0 = ws_o + row * nsplits * (long long)DV;
-    const float my = lane < nsplits ? ws_lse[row * nsplits + lane] : -CUDART_INF_F;
+    const float my = lane < nsplits ? lse0[lane * lse_stride] : -CUDART_INF_F;
     float mx = my;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
@@ -390,7 +385,7 @@ flash_mla_hopper_combine_mlp(const __grid_constant__ LatentArgs a, int nsplits, 
         // an empty split (lse = -inf, weight 0) is not read: 0 times whatever it holds
         if (i < nsplits && w[i] != 0.f) {
 #pragma unroll
-            for (int k = 0; k < 4; ++k) v[i][k] = __ldg(reinterpret_cast<const float4 *>(o0 + i * DV) + lane + 32 * k);
+            for (int k = 0; k < 4; ++k) v[i][k] = __ldg(reinterpret_cast<const float4 *>(o0 + i * o_stride) + lane + 32 * k);
         }
     }
     const float inv = 1.f / den;
@@ -410,6 +405,18 @@ flash_mla_hopper_combine_mlp(const __grid_constant__ LatentArgs a, int nsplits, 
             make_uint2(pack_bf16x2(acc.x * inv, acc.y * inv), pack_bf16x2(acc.z * inv, acc.w * inv));
     }
     if (lse_out && lane == 0) *lse_out = mx + logf(den);
+}
+
+template <int DV>
+__global__ void __launch_bounds__(256)
+flash_mla_hopper_combine_mlp(const __grid_constant__ LatentArgs a, int nsplits, long long rows, const float *ws_o,
+                             const float *ws_lse)
+{
+    pdl_wait();  // launched early (PDL): the partials are complete only after this
+    const long long row = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
+    if (row >= rows) return;
+    combine_splits_mlp<DV>(ws_o + row * nsplits * (long long)DV, DV, ws_lse + row * nsplits, 1, nsplits,
+                           out_at(a.out, a.os, row, a.s, a.h), lse_at_row(a.lse, row, a.s, a.h));
 }
 
 typedef void (*CombineFn)(LatentArgs, int, long long, const float *, const float *);

@@ -788,7 +788,9 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
 }
 
 // Scheduled grid: merges the partial rows of the requests with 2+ splits (a warp per output row,
-// 8 per 256-thread CTA); rows of one-split requests were written by the main kernel.
+// 8 per 256-thread CTA); rows of one-split requests were written by the main kernel. MLP: with
+// every split's loads in flight at once (combine_splits_mlp, flash_mla_v8).
+template <bool MLP = false>
 __device__ __forceinline__ void seesaw_combine(const LatentArgs &a, long long rows, const Plan &plan,
                                                const float *ws_o, const float *ws_lse)
 {
@@ -799,8 +801,12 @@ __device__ __forceinline__ void seesaw_combine(const LatentArgs &a, long long ro
     const int ns = plan.prefix[r + 1] - plan.prefix[r];
     if (ns < 2) return;
     const long long first = (long long)plan.pprefix[r] * rpr + m;
-    combine_splits<DA>(ws_o + first * DA, (long long)rpr * DA, ws_lse + first, rpr, ns,
-                       out_at(a.out, a.os, row, a.s, a.h), lse_at_row(a.lse, row, a.s, a.h));
+    if (MLP)
+        combine_splits_mlp<DA>(ws_o + first * DA, (long long)rpr * DA, ws_lse + first, rpr, ns,
+                               out_at(a.out, a.os, row, a.s, a.h), lse_at_row(a.lse, row, a.s, a.h));
+    else
+        combine_splits<DA>(ws_o + first * DA, (long long)rpr * DA, ws_lse + first, rpr, ns,
+                           out_at(a.out, a.os, row, a.s, a.h), lse_at_row(a.lse, row, a.s, a.h));
 }
 
 }  // namespace seesaw

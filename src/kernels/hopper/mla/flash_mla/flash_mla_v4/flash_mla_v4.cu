@@ -15,7 +15,7 @@
 //
 // Tiling knobs: block_m = 64, block_n = 64, warps = 12, stages = 2 fixed; splits = the number of
 // parts per row block (0: SMs / row blocks).
-#include "flash_mla_seesaw.cuh"
+#include "flash_mla_sched_host.cuh"
 
 namespace {
 using namespace mla;
@@ -47,33 +47,7 @@ flash_mla_v4_combine(const __grid_constant__ LatentArgs a, long long rows, Plan 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host glue: three stages (planner, main, combine) over one workspace:
-//   parts[num_parts] | prefix[b + 1] | pprefix[b + 1] | ws_lse[slots][s*h] | ws_o[slots][s*h][512]
-// with slots = 2 * num_parts, a bound on the segments of requests that get 2+ splits (each
-// part holds at most two such segments: its first and its last).
-
-struct Layout {
-    int row_blocks, num_parts, slots;
-    size_t off_prefix, off_pprefix, off_costs, off_lse, off_o, total;
-};
-
-inline Layout layout(const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
-{
-    Layout L;
-    L.row_blocks = (pb->s * pb->h + BM - 1) / BM;
-    const int sms = dev && dev->sm_count > 0 ? dev->sm_count : 132;
-    L.num_parts = t->splits > 0 ? t->splits : (sms / L.row_blocks > 1 ? sms / L.row_blocks : 1);
-    L.slots = L.num_parts > 1 ? 2 * L.num_parts : 0;
-    const size_t rpr = (size_t)pb->s * pb->h;
-    L.off_prefix = align_up((size_t)L.num_parts * sizeof(mla_sched_part), 256);
-    L.off_pprefix = L.off_prefix + align_up((size_t)(pb->b + 1) * sizeof(int), 256);
-    L.off_costs = L.off_pprefix + align_up((size_t)(pb->b + 1) * sizeof(int), 256);
-    L.off_lse = L.off_costs + align_up((size_t)(pb->b + 1) * sizeof(long long), 256);
-    L.off_o = L.off_lse + align_up((size_t)L.slots * rpr * sizeof(float), 256);
-    L.total = L.off_o + align_up((size_t)L.slots * rpr * DA * sizeof(float), 256);
-    return L;
-}
-
+// Host glue: three stages (planner, main, combine) over one workspace (flash_mla_sched_host.cuh).
 
 constexpr fmh::Version kVersion = {"flash_mla_v4", nullptr, SMEM_BYTES};
 
@@ -87,7 +61,7 @@ int v_validate(const mla_tiling *t, const mla_problem *pb, const mla_device_info
 int v_stage(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d, int stage, mla_stage_config *cfg)
 {
     if (!tile_ok(t)) return 0;
-    const Layout L = layout(t, pb, d);
+    const SchedLayout L = sched_layout(t, pb, d);
     if (stage == 0) {
         set_cfg(cfg, (const void *)flash_mla_v4_sched, 1, 1, 1, SCHED_THREADS, 0);
         return 1;
@@ -106,7 +80,7 @@ int v_stage(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d
 
 size_t v_ws(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d)
 {
-    return tile_ok(t) ? layout(t, pb, d).total : 0;
+    return tile_ok(t) ? sched_layout(t, pb, d).total : 0;
 }
 
 mla_status v_prepare(const mla_tiling *t, const mla_problem *, const mla_device_info *)
@@ -120,7 +94,7 @@ mla_status v_launch(const mla_tiling *t, const mla_launch_args *args)
     const mla_problem *pb = args->pb;
     const mla_flash_mla_tensors *x = (const mla_flash_mla_tensors *)args->tensors;
     if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "flash_mla_v4: tile not compiled");
-    const Layout L = layout(t, pb, args->dev);
+    const SchedLayout L = sched_layout(t, pb, args->dev);
     if (args->workspace_bytes < L.total)
         return mla_fail(MLA_STATUS_WORKSPACE_TOO_SMALL, "flash_mla_v4: workspace %zu < %zu bytes", args->workspace_bytes,
                         L.total);
@@ -128,21 +102,14 @@ mla_status v_launch(const mla_tiling *t, const mla_launch_args *args)
     LatentArgs a;
     mla_status e = latent_args(kVersion, pb, x, &tmap, &a);
     if (e != MLA_STATUS_OK) return e;
-    char *ws = (char *)args->workspace;
-    Plan plan;
-    plan.parts = (const mla_sched_part *)ws;
-    plan.prefix = (const int *)(ws + L.off_prefix);
-    plan.pprefix = (const int *)(ws + L.off_pprefix);
-    TileOut to;
-    to.partial = 0;  // per segment in the kernel
-    to.ws_o = (float *)(ws + L.off_o);
-    to.ws_lse = (float *)(ws + L.off_lse);
+    const SchedBufs sb = sched_bufs(L, args->workspace);
+    const Plan &plan = sb.plan;
+    const TileOut &to = sb.to;
     cudaStream_t st = (cudaStream_t)args->stream;
     const float sl2 = pb->scale * 1.4426950408889634f;
     if (args->stage_mask & 1u) {
-        flash_mla_v4_sched<<<1, SCHED_THREADS, 0, st>>>(x->seqlens, pb->t, pb->b, L.num_parts, (mla_sched_part *)ws,
-                                                        (int *)(ws + L.off_prefix), (int *)(ws + L.off_pprefix),
-                                                        (long long *)(ws + L.off_costs));
+        flash_mla_v4_sched<<<1, SCHED_THREADS, 0, st>>>(x->seqlens, pb->t, pb->b, L.num_parts, sb.parts, sb.prefix,
+                                                        sb.pprefix, sb.costs);
         e = check_launch("flash_mla_v4_sched");
         if (e != MLA_STATUS_OK) return e;
     }

@@ -13,6 +13,7 @@ extern const mla_kernel_version mla_kv_flash_mla_v4;
 extern const mla_kernel_version mla_kv_flash_mla_v5;
 extern const mla_kernel_version mla_kv_flash_mla_v6;
 extern const mla_kernel_version mla_kv_flash_mla_v7;
+extern const mla_kernel_version mla_kv_flash_mla_v8;
 extern const mla_kernel_version mla_kv_mla_var6_plus_v0;
 
 const mla_kernel_version *const mla_registry_table[] = {
@@ -25,6 +26,7 @@ const mla_kernel_version *const mla_registry_table[] = {
     &mla_kv_flash_mla_v5,
     &mla_kv_flash_mla_v6,
     &mla_kv_flash_mla_v7,
+    &mla_kv_flash_mla_v8,
     &mla_kv_mla_var6_plus_v0,
 };
 const int mla_registry_table_size = (int)(sizeof mla_registry_table / sizeof mla_registry_table[0]);

@@ -1,0 +1,375 @@
+// The persistent seesaw (flash_mla_v8): one CTA per SM walks its part's request segments back to
+// back without restarting the pipeline between them.
+//
+// In v4-v7 every segment (a row block's pages of one request, or a split of them) starts cold:
+// Q is loaded, the first two pages are requested, the first S waits for all of it, and at the
+// end the final store runs while the tensor pipe idles. The timeline probe measured ~10 % of a
+// 32-pair CTA there (docs/kernels/flash_mla.md, v6). Here the next segment is prepared inside
+// the current one's last pair:
+// - its first two pages come through the ordinary reload rule ("the last reader of a box
+//   reloads it"): at the last pair, "the next page" is the next segment's first (or second);
+// - its Q tile comes by TMA into the Q buffer as soon as Q is dead: both S of the last pair were
+//   computed before it began, so once consumer 1 has passed the P_A barrier of the last pair
+//   neither consumer reads Q again;
+// - both consumers issue the next segment's first S before their finish (row sums, store), so
+//   the store runs under the tensor pipe instead of beside it.
+// The segments come from v4's device-side plan (CTA = row block x part); the pages' schedule
+// within a segment is v5's (EARLY_B, SKIP_RESCALE, FAST_SOFTMAX, DESC, SPEC_B).
+// Measured (docs/kernels/flash_mla.md, v8): the next Q and the next S are ready in time (waits of
+// ~140 and ~50-240 cycles); the finish still costs ~10 k cycles a segment (the 8-byte register
+// store), and the pairs themselves were not faster than v6's, so v8 ties or trails v7 except at
+// s >= 32.
+#pragma once
+#include "flash_mla_seesaw.cuh"
+
+namespace mla {
+namespace seesaw {
+
+// Timeline probe (scripts/probe/v8_trace.cu builds this with MLA_V3_TRACE): each CTA's pair
+// count beside flash_mla_seesaw.cuh's per-CTA record, and the SM clock at six points of each of
+// CTA (0, 0)'s segments (consumer 0's thread 0): 0 the top, 1 the loop's exit, 2 after the
+// finish, 3 after the next S, 4 / 5 before / after the next Q's wait. Not in the library.
+#ifdef MLA_V3_TRACE
+__device__ int g_v8_pairs[1 << 16];
+__device__ long long g_v8_seg[64][6];
+#define V8_SEG(k, slot)                                                                             \
+    do {                                                                                            \
+        if (tid == 128 && blockIdx.x == 0 && blockIdx.y == 0 && (k) < 64) g_v8_seg[k][slot] = clock64(); \
+    } while (0)
+#define V8_PAIRS(n)                                                                                     \
+    do {                                                                                                \
+        if (tid == 128 && blockIdx.x + gridDim.x * blockIdx.y < (1u << 16)) g_v8_pairs[blockIdx.x + gridDim.x * blockIdx.y] = (n); \
+    } while (0)
+#else
+#define V8_SEG(k, slot) \
+    do {                \
+    } while (0)
+#define V8_PAIRS(n) \
+    do {            \
+    } while (0)
+#endif
+
+// One more mbarrier (Q) after the seesaw's: full[STAGES][NBOX], sums[2], q.
+constexpr size_t PSMEM_BYTES = OFF_BAR + (STAGES * NBOX + 3) * sizeof(uint64_t) + 1024;
+static_assert(PSMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v8 exceeds the 227 KB shared-memory opt-in");
+
+// The Q tile of row block m0 of request r by TMA: nine 64-dim boxes of the 4-D tensor map
+// [b][s][h][576] (flash_mla_v8's host glue), each box 64 (s, h) rows deep: {64 dims, h rows, 64/h
+// tokens} when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. Rows past the
+// request's s tokens are zero-filled (and masked: their limit is 0).
+__device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0, int h)
+{
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, qbar,
+                                   (uint32_t)TILE_BYTES);
+#pragma unroll
+    for (int c = 0; c < NBOX; ++c) {
+        const int32_t crd[4] = {c * 64, m0 % h, m0 / h, r};
+        ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, sQ + c * BOX_BYTES, qmap, crd, qbar);
+    }
+}
+
+// A segment of the walk: request r's pages [b0, b0 + np) for this CTA's row block, its partial
+// slot (the request is cut between parts) or -1 (straight to out). Kept small: a consumer holds
+// two (the current and the next) beside O.
+struct Seg {
+    int r, b0, np, slot;
+};
+
+// Row block m0.. of every request (all have s * h rows).
+__device__ __forceinline__ KvRange seg_rows(const LatentArgs &a, const Seg &g)
+{
+    KvRange k;
+    k.m0 = blockIdx.x * BM;
+    k.m_last = min(k.m0 + BM, a.s * a.h) - 1;
+    k.b0 = g.b0;
+    k.b1 = g.b0 + g.np;
+    return k;
+}
+__device__ __forceinline__ const int *seg_bt(const LatentArgs &a, const Seg &g)
+{
+    return a.block_table + (long long)g.r * a.bt_stride;
+}
+
+__device__ __forceinline__ Seg seg_at(const LatentArgs &a, const Plan &plan, const mla_sched_part &part, int r)
+{
+    Seg g;
+    g.r = r;
+    const LatentPolicy<DA, DB> pol(&a, r);
+    int bb = 0, be = 0, sidx = 0;
+    mla_sched_segment(&part, a.seqlens, a.t, BN, r, &bb, &be, &sidx);
+    const KvRange k = seg_rows(a, g);
+    const int nblk = k.m0 < pol.rows ? (pol.row_limit(k.m_last) + BN - 1) / BN : 0;
+    g.b0 = min(bb, nblk);
+    g.np = min(be, nblk) - g.b0;
+    const int ns = plan.prefix[r + 1] - plan.prefix[r];
+    g.slot = ns >= 2 ? plan.pprefix[r] + sidx : -1;
+    return g;
+}
+
+// The page (index into the request's blocks) of the segment's i-th step. A rotated order (row
+// block x starting at page 2x, so that the row blocks of a request would not wait on the same
+// DRAM miss in lockstep) was measured and removed: no change at s = 1, 4, 16 or 64
+// (docs/kernels/flash_mla.md, v8).
+__device__ __forceinline__ int seg_page(const Seg &g, int i) { return g.b0 + i; }
+
+// A segment with no page for this row block (a request shorter than the row block's causal
+// start, or of length 0): its rows are written at once, O = 0 and lse = -inf, each consumer its
+// 256 columns (consumer 0 the lse).
+__device__ __forceinline__ void store_empty(const LatentArgs &a, const TileOut &to, const Seg &g, int w, int own)
+{
+    const LatentPolicy<DA, DB> pol(&a, g.r);
+    const KvRange k = seg_rows(a, g);
+    for (int m = k.m0 + (own >> 5); m <= k.m_last; m += 4) {
+        const int lane = own & 31;
+        if (g.slot >= 0) {
+            float *dst = to.ws_o + ((long long)g.slot * pol.rows + m) * DA + w * 256 + lane * 8;
+            reinterpret_cast<float4 *>(dst)[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+            reinterpret_cast<float4 *>(dst)[1] = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (w == 0 && lane == 0) to.ws_lse[(long long)g.slot * pol.rows + m] = -CUDART_INF_F;
+        } else {
+            *reinterpret_cast<uint4 *>(pol.out_row(m) + w * 256 + lane * 8) = make_uint4(0u, 0u, 0u, 0u);
+            float *lp = pol.lse_at(m);
+            if (lp && w == 0 && lane == 0) *lp = -CUDART_INF_F;
+        }
+    }
+}
+
+// The next segment after request r that has pages for this row block (part.r1 + 1: none),
+// writing the rows of the empty ones it passes.
+__device__ __forceinline__ int next_seg(const LatentArgs &a, const Plan &plan, const mla_sched_part &part,
+                                        const TileOut &to, int r, int w, int own, Seg &g)
+{
+    for (++r; r <= part.r1; ++r) {
+        g = seg_at(a, plan, part, r);
+        if (g.np > 0) return r;
+        store_empty(a, to, g, w, own);
+    }
+    return r;
+}
+
+// The next two pages of the stream after pair i of segment cur (the next segment's first two at
+// its last pair): whether each exists and its page id (read by `own == 0` only).
+struct NextPages {
+    bool a, b;
+    int pga, pgb;
+};
+__device__ __forceinline__ NextPages next_pages(const LatentArgs &a, const Seg &cur, const Seg &nxt, bool has_next,
+                                                int i, int own)
+{
+    NextPages n;
+    const bool last = i + 2 >= cur.np;
+    n.a = last ? has_next : true;
+    n.b = last ? has_next && nxt.np > 1 : i + 3 < cur.np;
+    // field by field: a reference picked at run time would put both segments in local memory
+    Seg g;
+    g.r = last ? nxt.r : cur.r;
+    g.b0 = last ? nxt.b0 : cur.b0;
+    g.np = last ? nxt.np : cur.np;
+    const int ia = last ? 0 : i + 2;
+    const int *bt = seg_bt(a, g);
+    n.pga = n.a && own == 0 ? __ldg(bt + seg_page(g, ia)) : 0;
+    n.pgb = n.b && own == 0 ? __ldg(bt + seg_page(g, ia + 1)) : 0;
+    return n;
+}
+
+// One persistent CTA (384 threads, PSMEM_BYTES of dynamic shared memory): CTA (row block x,
+// part y) of the plan. tmap: the cache's tensor map; qmap: the query's (load_q_tma).
+template <int OPT>
+__device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUtensorMap *qmap, const LatentArgs &a,
+                                            float sl2, const TileOut &to, const Plan &plan)
+{
+    static_assert((OPT & OPT_EARLY_B) && (OPT & OPT_SPEC_B) && !(OPT & OPT_STAGED_STORE),
+                  "persist_cta is written for v5's pair schedule");
+    extern __shared__ char smem_raw[];
+    char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+    pdl_launch_dependents();
+
+    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);  // C7520, see seesaw_cta
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
+    uint64_t *fullA = full, *fullB = full + NBOX;
+    uint64_t *sums = full + STAGES * NBOX;
+    uint64_t *qbar = sums + 2;
+    char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES, *sQ = smem + OFF_Q;
+    if (tid == 0) {
+        for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
+        ptx::mbarrier_init(&sums[0], 128);
+        ptx::mbarrier_init(&sums[1], 128);
+        ptx::mbarrier_init(qbar, 1);
+        ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    }
+    __syncthreads();
+    if (wg == 0) {  // no producer role: its registers go to the consumers
+        setmaxnreg_dec<40>();
+        return;
+    }
+    setmaxnreg_inc<232>();
+    pdl_wait();  // the plan is written by the planner launched just before
+    const mla_sched_part part = plan.parts[blockIdx.y];
+    const int own = (tid - 128) & 127, cw = wg - 1;
+    float *mb = reinterpret_cast<float *>(smem + OFF_M);
+    float *red = reinterpret_cast<float *>(smem + OFF_RED);
+    const uint32_t q_base = smem_addr(sQ), ka = smem_addr(sKA), kb = smem_addr(sKB);
+
+    V3_CTA(1);
+    Seg cur;
+    if (next_seg(a, plan, part, to, part.r0 - 1, cw, own, cur) > part.r1) return;
+    if (tid == 128) {  // the first segment starts cold
+        const int *bt = seg_bt(a, cur);
+        load_q_tma(qmap, sQ, qbar, cur.r, blockIdx.x * BM, a.h);
+        load_boxes(tmap, sKA, fullA, __ldg(bt + seg_page(cur, 0)), 0x1ffu);
+        if (cur.np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + seg_page(cur, 1)), 0x1ffu);
+    }
+    // Parities: fa / fb of the stage fill the current pair reads (A: one fill a pair, B: one a
+    // pair that has a B), qp of the next Q fill, seg of the row-sum chain.
+    uint32_t fa = 0, fb = 0, qp = 0, seg = 0;
+    float s[32];
+    wait_parity(qbar, qp);
+    qp ^= 1;
+    if (cw == 0) {
+        issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, fa);
+    } else if (cur.np > 1) {
+        issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, fb);
+    }
+    wgmma_wait<0>();
+    reg_fence(s);
+
+    int npairs = 0;
+    for (;;) {
+        V8_SEG(seg, 0);
+        npairs += (cur.np + 1) >> 1;
+        const LatentPolicy<DA, DB> pol(&a, cur.r);
+        Consumer c = make_consumer(pol, seg_rows(a, cur), tid);
+        c.w = cw;
+        Seg nxt = cur;
+        const bool has_next = next_seg(a, plan, part, to, cur.r, cw, own, nxt) <= part.r1;
+        TileOut tseg = to;
+        tseg.partial = cur.slot >= 0;
+        const int np = cur.np;
+
+        float o[128];
+#pragma unroll
+        for (int i = 0; i < 128; ++i) o[i] = 0.f;
+        uint32_t pa[16];
+        float f0, f1, g0, g1, ps0, ps1;
+        if (cw == 0) {
+            // Owner of A (pages b0, b0 + 2, ...), O columns 0..255; v5's consumer 0 with the
+            // stream's next pages.
+            for (int i = 0; i < np; i += 2) {
+                const bool hasB = i + 1 < np, last = i + 2 >= np;
+                const NextPages nx = next_pages(a, cur, nxt, has_next, i, own);
+                V3_TR(0, i >> 1, 0);
+                own_softmax<OPT>(pol, seg_page(cur, i), sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+                named_bar_arrive(BAR_PA, CONSUMERS);
+                c.l_run0 = c.l_run0 * f0 + ps0;
+                c.l_run1 = c.l_run1 * f1 + ps1;
+                rescale_o<OPT>(o, f0, f1);
+                issue_pv_rs<OPT>(o, pa, ka, 0);
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                if (nx.a && own == 0) load_boxes(tmap, sKA, fullA, nx.pga, A_BY0);
+                if (hasB) {
+                    named_bar_sync(BAR_PB, CONSUMERS);
+                    adopt_max<OPT>(mb + BM, c, g0, g1);
+                    c.l_run0 *= g0;
+                    c.l_run1 *= g1;
+                    rescale_o<OPT>(o, g0, g1);
+                    wait_v_half(fullB, fb, 0);
+                    issue_pv_ss<(OPT & OPT_DESC) != 0>(o, kb, 0);
+                }
+                wgmma_wait<0>();
+                reg_fence(o);
+                if (nx.b && own == 0) load_boxes(tmap, sKB, fullB, nx.pgb, B_BY0);
+                if (nx.a) {
+                    if (last) {  // the next segment's Q
+                        V8_SEG(seg, 4);
+                        wait_parity(qbar, qp);
+                        V8_SEG(seg, 5);
+                    }
+                    issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, fa ^ 1);
+                }
+                fa ^= 1;
+                fb ^= hasB ? 1u : 0u;
+                if (last) break;  // the next S stays in flight through the finish
+                wgmma_wait<0>();
+                reg_fence(s);
+            }
+        } else {
+            // Owner of B (pages b0 + 1, b0 + 3, ...), O columns 256..511; v5's consumer 1 (SPEC_B)
+            // with the stream's next pages, and the next segment's Q load.
+            for (int i = 0; i < np; i += 2) {
+                const bool hasB = i + 1 < np, last = i + 2 >= np;
+                const NextPages nx = next_pages(a, cur, nxt, has_next, i, own);
+                const float mp0 = c.m_run0, mp1 = c.m_run1;
+                if (hasB) {
+                    own_exp<OPT>(seg_page(cur, i + 1), sl2, c, s, pa, g0, g1, ps0, ps1);
+                    own_store(pol, seg_page(cur, i + 1), sKB, c, own, pa);
+                }
+                named_bar_sync(BAR_PA, CONSUMERS);
+                // Both S of this pair are done (consumer 0 arrived after its S_A), and no later
+                // S of this segment exists: Q is dead.
+                if (last && has_next && own == 0) load_q_tma(qmap, sQ, qbar, nxt.r, blockIdx.x * BM, a.h);
+                const float ma0 = mb[c.r0], ma1 = mb[c.r1];
+                f0 = fexp2<OPT>(mp0 - finite_or_zero(ma0));
+                f1 = fexp2<OPT>(mp1 - finite_or_zero(ma1));
+                if (!hasB || __any_sync(0xffffffffu, ma0 != mp0 || ma1 != mp1)) {
+                    c.m_run0 = ma0;  // page A moved a maximum of this warp: P_B against it
+                    c.m_run1 = ma1;
+                    if (hasB) {
+                        own_exp<OPT>(seg_page(cur, i + 1), sl2, c, s, pa, g0, g1, ps0, ps1);
+                        store_p(sKB + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
+                    }
+                }
+                V3_TR(1, i >> 1, 0);
+                c.l_run0 *= f0;
+                c.l_run1 *= f1;
+                rescale_o<OPT>(o, f0, f1);
+                wait_v_half(fullA, fa, 1);
+                issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
+                if (hasB) {
+                    own_commit(pol, seg_page(cur, i + 1), mb + BM, c);
+                    named_bar_arrive(BAR_PB, CONSUMERS);
+                }
+                wgmma_wait<0>();
+                reg_fence(o);
+                if (nx.a && own == 0) load_boxes(tmap, sKA, fullA, nx.pga, A_BY1);
+                if (hasB) {
+                    c.l_run0 = c.l_run0 * g0 + ps0;
+                    c.l_run1 = c.l_run1 * g1 + ps1;
+                    rescale_o<OPT>(o, g0, g1);
+                    issue_pv_rs<OPT>(o, pa, kb, 1);
+                }
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+                if (nx.b && own == 0) load_boxes(tmap, sKB, fullB, nx.pgb, B_BY1);
+                const uint32_t fbn = fb ^ (hasB ? 1u : 0u);  // the next B fill
+                if (nx.b) {
+                    if (last) wait_parity(qbar, qp);
+                    issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, fbn);
+                }
+                fa ^= 1;
+                fb = fbn;
+                if (last) break;
+                wgmma_wait<0>();
+                reg_fence(s);
+            }
+        }
+        V8_SEG(seg, 1);
+        finish_pair<OPT>(pol, tseg, 1, 0, seg_rows(a, cur), c, red, sums, seg & 1, cur.slot, o);
+        V8_SEG(seg, 2);
+        wgmma_wait<0>();
+        reg_fence(s);
+        V8_SEG(seg, 3);
+        ++seg;
+        if (!has_next) break;
+        qp ^= 1;
+        cur = nxt;
+    }
+    V8_SEG(seg, 0);
+    V8_PAIRS(npairs);
+    V3_CTA(2);
+}
+
+}  // namespace seesaw
+}  // namespace mla

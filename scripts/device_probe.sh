@@ -7,7 +7,9 @@
 # TMA probe. MLA_PROBE_SUSTAIN="63 255" (default: none) also runs those masks for
 # MLA_PROBE_SUSTAIN_S seconds (default 4) at b=32,s=16, and a cuBLAS bf16 GEMM as long, each under
 # nvidia-smi sampling (100 ms): power, SM clock, temperature and the clock-event reasons under a
-# steady load (read only: nothing is set). Writes everything to $OUT/probe.txt.
+# steady load (read only: nothing is set). MLA_PROBE_V8="b s h t parts; ..." also builds and runs
+# the persistent kernel's probe (scripts/probe/v8_trace.cu) on those shapes. Writes everything to
+# $OUT/probe.txt.
 set -uo pipefail
 B=${1:-build}
 OUT=${OUT:-/tmp/out}
@@ -21,6 +23,9 @@ NV=(nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-con
 "${NV[@]}" scripts/probe/v3_trace.cu "$B/libmla_var3.a" -lcuda -o /tmp/v3_probe >"$OUT/probe_build.log" 2>&1 &&
   "${NV[@]}" scripts/probe/tma_bw.cu "$B/libmla_var3.a" -lcuda -o /tmp/tma_bw >>"$OUT/probe_build.log" 2>&1 ||
   { echo "probe build failed"; tail -20 "$OUT/probe_build.log"; exit 1; }
+V8=${MLA_PROBE_V8:-}
+[ -n "$V8" ] && { "${NV[@]}" scripts/probe/v8_trace.cu "$B/libmla_var3.a" -lcuda -o /tmp/v8_probe \
+  >>"$OUT/probe_build.log" 2>&1 || { echo "v8 probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
 [ -n "$SUSTAIN" ] && { nvcc -O3 -gencode=arch=compute_90a,code=sm_90a scripts/probe/gemm_sustain.cu -lcublas \
   -o /tmp/gemm_sustain >>"$OUT/probe_build.log" 2>&1 || echo "gemm_sustain build failed (see probe_build.log)"; }
 
@@ -51,9 +56,13 @@ sampled() {
   [ "${MLA_PROBE_TMA:-1}" = 1 ] && timeout 120 /tmp/tma_bw
   for o in $SUSTAIN; do sampled "opt$o" timeout 60 /tmp/v3_probe 32 16 128 4096 "$o" "$SUSTAIN_S"; done
   [ -n "$SUSTAIN" ] && [ -x /tmp/gemm_sustain ] && sampled gemm timeout 60 /tmp/gemm_sustain "$SUSTAIN_S"
+  if [ -n "$V8" ] && [ -x /tmp/v8_probe ]; then
+    IFS=';' read -ra V8S <<<"$V8"
+    for shape in "${V8S[@]}"; do timeout 60 /tmp/v8_probe $shape; done
+  fi
   for shape in "32 16 128 4096" "32 1 128 4096" "128 1 16 8192"; do
     for o in $OPTS; do timeout 60 /tmp/v3_probe $shape "$o"; done
   done
 } >"$OUT/probe.txt" 2>&1
 sed -n '/TMA page probe/,/^DRAM  132    3/p' "$OUT/probe.txt"
-grep "steady\|us/launch\|^power\|sustained" "$OUT/probe.txt"
+grep "steady\|us/launch\|^power\|sustained\|^CTA\|^SM cycles" "$OUT/probe.txt"

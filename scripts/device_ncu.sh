@@ -5,7 +5,7 @@
 # gate. `hopper`: the hopper flash_mla versions (v1, v2) on b=32 s=16 (compute-bound) and
 # b=128 h=16 s=1 (memory-bound), with the SpeedOfLight/Occupancy/WarpState/Memory/Scheduler
 # sections too; MLA_NCU_VERSIONS="a b" picks other versions, MLA_NCU_SHAPES="s16 h16 s1" the shapes
-# (s1: b=32 s=1, the decode row).
+# (s1: b=32 s=1, the decode row). `source`: per-SASS-instruction stall sampling, see below.
 set -uo pipefail
 B=${1:-build}
 WHICH=${2:-v0}
@@ -21,6 +21,20 @@ prof() {  # name, kernel regex, CLI args...
   "$CLI" gate --ncu="$OUT/ncu_$name.csv" --needs=tile_size,occupancy 2>&1 | tail -18
 }
 SECTIONS=()
+if [ "$WHICH" = source ]; then
+  # Per-instruction warp-state sampling (where the warps of one launch wait, by SASS line) for
+  # MLA_NCU_VERSIONS (default flash_mla_v7) on b=32 s=16; the source page goes to
+  # $OUT/ncu_src_<version>.csv, summarised here by scripts/ncu_source_summary.py.
+  for v in ${MLA_NCU_VERSIONS:-flash_mla_v7}; do
+    timeout 200 ncu --clock-control none --section SourceCounters --section WarpStateStats -k "regex:$v" -c 1 \
+        -f -o "/tmp/src_$v" "$CLI" flash_mla "$v" --b=32 --s=16 --t=4096 --h=128 >"$OUT/ncu_src_$v.err" 2>&1
+    ncu -i "/tmp/src_$v.ncu-rep" --page source --csv --print-source sass >"$OUT/ncu_src_$v.csv" 2>>"$OUT/ncu_src_$v.err" ||
+      ncu -i "/tmp/src_$v.ncu-rep" --page source --csv >"$OUT/ncu_src_$v.csv" 2>>"$OUT/ncu_src_$v.err"
+    ncu -i "/tmp/src_$v.ncu-rep" --page details --csv >"$OUT/ncu_src_${v}_details.csv" 2>>"$OUT/ncu_src_$v.err"
+    echo "== source $v: $(wc -l <"$OUT/ncu_src_$v.csv") lines"; tail -3 "$OUT/ncu_src_$v.err"
+  done
+  exit 0
+fi
 if [ "$WHICH" = hopper ]; then
   SECTIONS=(--section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis
             --section MemoryWorkloadAnalysis --section SchedulerStats)

@@ -65,4 +65,4 @@ sampled() {
   done
 } >"$OUT/probe.txt" 2>&1
 sed -n '/TMA page probe/,/^DRAM  132    3/p' "$OUT/probe.txt"
-grep "steady\|us/launch\|^power\|sustained\|^CTA\|^SM cycles" "$OUT/probe.txt"
+grep "steady\|us/launch\|^power\|sustained\|^CTA\|^SM cycles\|clusters" "$OUT/probe.txt"

@@ -34,6 +34,10 @@ static ProbeFn probe_fn(int opt)
     case 31: return probe_cta<31>;
     case 63: return probe_cta<63>;
     case 255: return probe_cta<255>;
+    case 1279: return probe_cta<1279>; // v6 + OPT_LAZY_MAX (flash_mla_v9)
+    case 3327: return probe_cta<3327>; // v9 + OPT_MCAST (flash_mla_v10, clusters of 2; h = 128)
+    case 7423: return probe_cta<7423>; // 3327 + OPT_MC_NOMULTI: coupled release, own loads
+    case 11519: return probe_cta<11519>; // 3327 + OPT_MC_LOCAL: producer thread only
     default: return nullptr;
     }
 }
@@ -45,6 +49,10 @@ int main(int argc, char **argv)
     const int opt = argc > 5 ? atoi(argv[5]) : 0;
     const double sustain_s = argc > 6 ? atof(argv[6]) : 0.0;
     const ProbeFn fn = probe_fn(opt);
+    if ((opt & OPT_MCAST) && h != 128) {
+        printf("opt=%d needs h = 128 (clusters of a token's two row blocks); skipped\n", opt);
+        return 0;
+    }
     if (!fn) {
         printf("opt %d is not instantiated in the probe\n", opt);
         return 1;
@@ -88,10 +96,31 @@ int main(int argc, char **argv)
     a.lse = nullptr;
     const float sl2 = 0.0721f;
     TileOut to = {nullptr, nullptr, 0};
-    const size_t smem = SMEM_BYTES;
+    const bool mc = (opt & OPT_MCAST) != 0;  // clusters of two row blocks
+    const size_t smem = mc ? MSMEM_BYTES : SMEM_BYTES;
     cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     const dim3 grid((s * h + 63) / 64, 1, b);  // static grid, one split: timing of the main kernel
-    auto run = [&]() { fn<<<grid, NTHREADS, smem>>>(tmap, a, 1, sl2, to); };
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute cattr[1];
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(NTHREADS);
+    cfg.dynamicSmemBytes = smem;
+    cattr[0].id = cudaLaunchAttributeClusterDimension;
+    cattr[0].val.clusterDim.x = 2;
+    cattr[0].val.clusterDim.y = cattr[0].val.clusterDim.z = 1;
+    cfg.attrs = cattr;
+    cfg.numAttrs = 1;
+    if (mc) {
+        int nc = 0;
+        const cudaError_t oe = cudaOccupancyMaxActiveClusters(&nc, fn, &cfg);
+        printf("opt=%d: at most %d clusters of 2 CTAs resident (%s)\n", opt, nc, cudaGetErrorString(oe));
+    }
+    auto run = [&]() {
+        if (mc)
+            cudaLaunchKernelEx(&cfg, fn, tmap, a, 1, sl2, to);
+        else
+            fn<<<grid, NTHREADS, smem>>>(tmap, a, 1, sl2, to);
+    };
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);

@@ -14,6 +14,8 @@ extern const mla_kernel_version mla_kv_flash_mla_v5;
 extern const mla_kernel_version mla_kv_flash_mla_v6;
 extern const mla_kernel_version mla_kv_flash_mla_v7;
 extern const mla_kernel_version mla_kv_flash_mla_v8;
+extern const mla_kernel_version mla_kv_flash_mla_v9;
+extern const mla_kernel_version mla_kv_flash_mla_v10;
 extern const mla_kernel_version mla_kv_mla_var6_plus_v0;
 
 const mla_kernel_version *const mla_registry_table[] = {
@@ -27,6 +29,8 @@ const mla_kernel_version *const mla_registry_table[] = {
     &mla_kv_flash_mla_v6,
     &mla_kv_flash_mla_v7,
     &mla_kv_flash_mla_v8,
+    &mla_kv_flash_mla_v9,
+    &mla_kv_flash_mla_v10,
     &mla_kv_mla_var6_plus_v0,
 };
 const int mla_registry_table_size = (int)(sizeof mla_registry_table / sizeof mla_registry_table[0]);

@@ -430,7 +430,12 @@ struct Version {
     MainFn main;
     size_t smem;
     CombineFn combine = nullptr;  // nullptr: flash_mla_hopper_combine
+    // A main kernel for clusters of two row blocks (seesaw OPT_MCAST), used instead of `main`
+    // when h = 128: the two row blocks of a query token then share every page and causal limit.
+    MainFn main2 = nullptr;
+    size_t smem2 = 0;
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
+    bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
 };
 
 inline bool tile_ok(const mla_tiling *t)
@@ -467,7 +472,10 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
     if (!tile_ok(t)) return 0;
     const SplitPlan r = resolve(v, t, pb, dev);
     if (stage == 0) {
-        set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem);
+        if (v.cluster2(pb))
+            set_cfg(cfg, (const void *)v.main2, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem2);
+        else
+            set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem);
         return 1;
     }
     if (stage == 1 && r.splits > 1) {
@@ -487,6 +495,10 @@ inline size_t workspace_bytes(const Version &v, const mla_tiling *t, const mla_p
 inline mla_status prepare(const Version &v, const mla_tiling *t)
 {
     if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
+    if (v.main2) {
+        mla_status e = set_smem((const void *)v.main2, v.smem2, "flash_mla hopper: cudaFuncSetAttribute");
+        if (e != MLA_STATUS_OK) return e;
+    }
     return set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute");
 }
 
@@ -558,7 +570,23 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
     to.ws_lse = (float *)((char *)args->workspace + r.ws_o);
     cudaStream_t st = (cudaStream_t)args->stream;
     const float sl2 = pb->scale * 1.4426950408889634f;
-    if (args->stage_mask & 1u) {
+    if ((args->stage_mask & 1u) && v.cluster2(pb)) {
+        // Row blocks 2k and 2k + 1 (one query token's 128 heads) form a cluster.
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = r.grid;
+        cfg.blockDim = dim3(NTHREADS);
+        cfg.dynamicSmemBytes = v.smem2;
+        cfg.stream = st;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 2;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        cudaError_t ce = cudaLaunchKernelEx(&cfg, v.main2, tmap, a, r.splits, sl2, to);
+        if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper cluster launch");
+    } else if (args->stage_mask & 1u) {
         v.main<<<r.grid, NTHREADS, v.smem, st>>>(tmap, a, r.splits, sl2, to);
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;

@@ -16,6 +16,7 @@ constexpr size_t OFF_M = OFF_K + (size_t)STAGES * TILE_BYTES;  // float [2][64]:
 constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]: final row sums
 constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], sums[2]
 constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1024;
+constexpr size_t MSMEM_BYTES = SMEM_BYTES + 2 * STAGES * sizeof(uint64_t);  // + empty[stage][group]
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
@@ -57,6 +58,11 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //     dead by then) and leaves in coalesced 16-byte rows, instead of 8-byte stores that touch
 //     eight rows per warp instruction: ~9000 cycles from the loop's exit to the stores issued.
 //     Static split grid only (one segment per CTA; the next segment's loads would race it).
+// Two softmax options were measured against v6 (probe, b=32 s=16, same run, 2026-11-30) and
+// removed: half of P's exponentials by a degree-3 polynomial on the FMA pipe instead of MUFU
+// (984 -> 1057 us) and P's bf16 rounding by integer adds and a byte permute instead of F2FP
+// (984 -> 998 us). The MUFU and conversion pipes are not what bounds the softmax windows; more
+// issued instructions are.
 // Prefetching the pages into L2 about a pair before their TMA reload (for s = 1, where a page is
 // read by two row blocks only and its reload comes from DRAM) was measured twice and removed:
 // one cp.async.bulk.prefetch per 72 KB page from one thread made the pair 9 % longer at s=16 and
@@ -71,11 +77,42 @@ enum : int {
     OPT_EARLY_FILL = 16,
     OPT_SPEC_B = 32,
     OPT_Q_BATCH = 64,
-    OPT_STAGED_STORE = 128
+    OPT_STAGED_STORE = 128,
+    OPT_LAZY_MAX = 1024,
+    OPT_MCAST = 2048,
+    OPT_MC_NOMULTI = 4096,  // probe only: OPT_MCAST's coupling, each CTA loading its own pages
+    OPT_MC_LOCAL = 8192     // probe only: OPT_MCAST's producer thread, no coupling, own pages
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
 constexpr int OPT_V6 = OPT_V5 | OPT_Q_BATCH | OPT_STAGED_STORE;  // flash_mla_v7's main kernel too
+
+//   OPT_LAZY_MAX: a row's running max only moves when a page's max exceeds it by more than
+//     LAZY_TH (log2 units), so P may reach 2^LAZY_TH = 256 (exact in bf16's exponent range, and O
+//     and the row sum carry the same max, so the result is the same softmax). A moved max costs
+//     O's rescale in both consumers and, with OPT_SPEC_B, consumer 1's second softmax B; the
+//     source-level profile of v7 at s=16 had that redo in 48 % of the (warp, pair) cases and
+//     the rescale in 49 %, on consumer 1's critical path.
+constexpr float LAZY_TH = 8.f;
+//   OPT_MCAST (static split grid, h = 128): the two row blocks of one query token (heads 0-63 and
+//     64-127, the same pages and causal limits) run as a cluster of two CTAs, and each page is
+//     read from L2 once for both: each CTA loads one of the two reload groups of a stage
+//     (A_BY0 / B_BY0 by rank 0, A_BY1 / B_BY1 by rank 1) with a multicast TMA into both CTAs. A
+//     group is reloaded once its last reader in both CTAs is done: that consumer arrives on the
+//     group's "empty" mbarrier in both CTAs (count 2), and a producer thread (warp 0 of the
+//     former producer warpgroup) waits on it, arms its own CTA's box barriers for the group and,
+//     if the group is its rank's, issues the multicast. Measured reason (TMA page probe): a
+//     72 KB page takes ~1130 SM cycles from L2 for one CTA alone but ~2000 when all 132 SMs
+//     load at once, and the consumers wait for the reloads at the end of every pair.
+//     Two probe-only variants take it apart: OPT_MC_NOMULTI keeps the cross-CTA release but has
+//     each CTA load all its groups itself (no multicast); OPT_MC_LOCAL keeps only the producer
+//     thread (each CTA releases and loads its own pages, as v9 but through the producer).
+template <int OPT>
+__device__ __forceinline__ float next_max(float m_run, float page_max)
+{
+    if (OPT & OPT_LAZY_MAX) return page_max > m_run + LAZY_TH ? page_max : m_run;  // -inf + 8 = -inf
+    return fmaxf(m_run, page_max);
+}
 
 template <int OPT>
 __device__ __forceinline__ float fexp2(float x)
@@ -282,16 +319,16 @@ __device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const flo
             mx1 = fmaxf(mx1, fmaxf(acc[4 * n + 2], acc[4 * n + 3]));
         }
         quad_max2(mx0, mx1);
-        mn0 = fmaxf(c.m_run0, mx0 * sl2);  // sl2 > 0: max(acc) * sl2 is max(acc * sl2)
-        mn1 = fmaxf(c.m_run1, mx1 * sl2);
+        mn0 = next_max<OPT>(c.m_run0, mx0 * sl2);  // sl2 > 0: max(acc) * sl2 is max(acc * sl2)
+        mn1 = next_max<OPT>(c.m_run1, mx1 * sl2);
         mu0 = mn0;  // finite: the page has visible tokens in both rows
         mu1 = mn1;
         page_exp<OPT>(acc, mu0, mu1, pa, ps0, ps1, sl2);
     } else {
         float s[32], mx0, mx1;
         page_rowmax(acc, s, j * BN + 2 * c.c4, c.lim0, c.lim1, sl2, mx0, mx1);
-        mn0 = fmaxf(c.m_run0, mx0);
-        mn1 = fmaxf(c.m_run1, mx1);
+        mn0 = next_max<OPT>(c.m_run0, mx0);
+        mn1 = next_max<OPT>(c.m_run1, mx1);
         mu0 = finite_or_zero(mn0);  // a row with nothing visible yet
         mu1 = finite_or_zero(mn1);
         page_exp<OPT>(s, mu0, mu1, pa, ps0, ps1);
@@ -543,6 +580,61 @@ __device__ __forceinline__ void seesaw_plan(const int *seqlens, int t, int b, in
 //     from the plan, in order; each segment's pages are the part's blocks clipped to the causal
 //     limit of the row block's last row; its result goes straight to out / lse when the request
 //     has one split, else to partial slot pprefix[r] + split.
+// OPT_MCAST's producer (one thread per CTA): walks the CTA's pages in the consumers' order and
+// reloads each stage group once both CTAs' last readers have released it (empty[2 * stage +
+// group], count 2); the first use of each stage needs no release. Every CTA arms its own box
+// barriers for every group (the peer's multicast completes bytes on them, possibly before the
+// arming: the transaction count may run negative); only the group's rank issues the copy.
+template <int OPT>
+__device__ __forceinline__ void mcast_producer(const CUtensorMap *tmap, const LatentArgs &a, int nsplits,
+                                               uint64_t *full, uint64_t *empty, char *sK)
+{
+    constexpr bool MULTI = !(OPT & (OPT_MC_NOMULTI | OPT_MC_LOCAL)), COUPLED = !(OPT & OPT_MC_LOCAL);
+    const uint32_t rank = cluster_ctarank();
+    LatentPolicy<DA, DB> pol(&a, blockIdx.z);
+    const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
+    const int *bt = a.block_table + (long long)blockIdx.z * a.bt_stride;
+    for (int j = 0; j < kr.b1 - kr.b0; ++j) {
+        const int st = j & 1, page = __ldg(bt + kr.b0 + j);
+        for (int g = 0; g < 2; ++g) {
+            if (j >= 2) {
+                if (COUPLED)
+                    mbar_wait_cluster(&empty[2 * st + g], ((j >> 1) - 1) & 1);
+                else
+                    wait_parity(&empty[2 * st + g], ((j >> 1) - 1) & 1);
+            }
+            const unsigned mask = st == 0 ? (g == 0 ? A_BY0 : A_BY1) : (g == 0 ? B_BY0 : B_BY1);
+            if (!MULTI) {
+                load_boxes(tmap, sK + st * TILE_BYTES, &full[st * NBOX], page, mask);
+            } else {
+#pragma unroll
+                for (int c = 0; c < NBOX; ++c) {
+                    if (!(mask >> c & 1u)) continue;
+                    uint64_t *bar = &full[st * NBOX + c];
+                    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
+                                                   (uint32_t)BOX_BYTES);
+                    if (rank == (uint32_t)g)
+                        tma_load_2d_multicast(sK + st * TILE_BYTES + c * BOX_BYTES, tmap, c * 64, page * BN, bar,
+                                              0x3);
+                }
+            }
+        }
+    }
+}
+
+// A consumer is done with a stage group: release it in both CTAs of the cluster (OPT_MCAST).
+template <int OPT>
+__device__ __forceinline__ void mcast_release(uint64_t *bar)
+{
+    if (OPT & OPT_MC_LOCAL) {
+        ptx::mbarrier_arrive(bar);
+        return;
+    }
+    const uint32_t rank = cluster_ctarank();
+    mbar_arrive_cluster(bar, rank);
+    mbar_arrive_cluster(bar, rank ^ 1u);
+}
+
 template <bool SCHED, int OPT = 0>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan)
@@ -557,18 +649,28 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
     uint64_t *fullA = full, *fullB = full + NBOX;
     uint64_t *sums = full + STAGES * NBOX;
+    uint64_t *empty = sums + 2;  // OPT_MCAST: [stage][group]
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
+    constexpr bool MC = (OPT & OPT_MCAST) != 0;
+    static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     if (tid == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
         ptx::mbarrier_init(&sums[1], 128);
+        if (MC)
+            for (int i = 0; i < 2 * STAGES; ++i) ptx::mbarrier_init(&empty[i], (OPT & OPT_MC_LOCAL) ? 1 : 2);
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
+    if (MC) cluster_sync();  // both CTAs' barriers exist before any multicast or remote arrive
 
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
-    if (wg == 0) {  // no producer role left: its registers go to the consumers
+    if (wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
+        if (MC) {
+            if (tid == 0) mcast_producer<OPT>(tmap, a, nsplits, full, empty, sKA);
+            cluster_sync();  // neither CTA leaves while the other may still write into it
+        }
         return;
     }
     setmaxnreg_inc<232>();
@@ -618,7 +720,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         // row-sum chain of its finish orders the two consumers), so the first pair may load.
         if (!(OPT & OPT_EARLY_FILL)) load_q(pol, kr.m0, c.ct, smem + OFF_Q);
         static_assert(!(OPT & OPT_Q_BATCH) || (OPT & OPT_EARLY_FILL), "OPT_Q_BATCH is the EARLY_FILL order's load");
-        if (tid == 128) {
+        if (!MC && tid == 128) {  // (OPT_MCAST: the producer's)
             if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
             if (np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
         }
@@ -647,8 +749,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-                const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
-                const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                const int pgA = !MC && nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+                const int pgB = !MC && nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
                 V3_TR(0, i >> 1, 0);
                 own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
                 named_bar_arrive(BAR_PA, CONSUMERS);
@@ -661,7 +763,12 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 2);
                 reg_fence(o);
                 reg_fence(pa);
-                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY0);
+                if (nextA && own == 0) {
+                    if (MC)
+                        mcast_release<OPT>(&empty[0]);
+                    else
+                        load_boxes(tmap, sKA, fullA, pgA, A_BY0);
+                }
                 if (hasB) {
                     named_bar_sync(BAR_PB, CONSUMERS);
                     V3_TR(0, i >> 1, 3);
@@ -678,7 +785,12 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                     reg_fence(o);
                     V3_TR(0, i >> 1, 4);
-                    if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+                    if (nextB && own == 0) {
+                        if (MC)
+                            mcast_release<OPT>(&empty[2]);
+                        else
+                            load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+                    }
                     if (nextA) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                     V3_TR(0, i >> 1, 5);
                     wgmma_wait<0>();
@@ -697,7 +809,12 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                 }
                 reg_fence(o);
-                if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+                if (nextB && own == 0) {
+                    if (MC)
+                        mcast_release<OPT>(&empty[2]);
+                    else
+                        load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+                }
                 if (nextA) issue_qk<4, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                 V3_TR(0, i >> 1, 5);
                 wgmma_wait<0>();
@@ -716,8 +833,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-                const int pgA = nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
-                const int pgB = nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                const int pgA = !MC && nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
+                const int pgB = !MC && nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
                 if (OPT & OPT_SPEC_B) {
                     // Softmax B against the running max before page A (mp), while consumer 0
                     // does softmax A; checked against page A's max below.
@@ -758,7 +875,12 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(1, i >> 1, 1);
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                if (nextA && own == 0) {
+                    if (MC)
+                        mcast_release<OPT>(&empty[1]);
+                    else
+                        load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                }
                 V3_TR(1, i >> 1, 2);
                 if (hasB) {
                     c.l_run0 = c.l_run0 * g0 + ps0;
@@ -769,7 +891,12 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
-                if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY1);
+                if (nextB && own == 0) {
+                    if (MC)
+                        mcast_release<OPT>(&empty[3]);
+                    else
+                        load_boxes(tmap, sKB, fullB, pgB, B_BY1);
+                }
                 V3_TR(1, i >> 1, 3);
                 // The next S_B: its boxes arrive from both consumers' reloads just issued; it
                 // runs under consumer 0's next softmax.
@@ -784,6 +911,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         phA += (np + 1) >> 1;
         phB += np >> 1;
     }
+    if (MC) cluster_sync();
     V3_CTA(2);
 }
 

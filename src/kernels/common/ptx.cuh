@@ -1,7 +1,9 @@
 // Hand-written PTX used by the kernels: the one place for inline asm (DESIGN.md).
 // portable tier (sm_80+): ldmatrix, mma.sync m16n8k16 bf16, cp.async (with zero-fill).
 // hopper tier (sm_90a, below): wgmma, its shared-memory descriptors, setmaxnreg, named barriers,
-// griddepcontrol. TMA, mbarriers and proxy fences come from CCCL's cuda::ptx, not from here.
+// griddepcontrol, and the cluster forms CCCL's cuda::ptx does not cover the way we use them
+// (multicast TMA, remote mbarrier arrive, cluster barrier). Other TMA, mbarrier and proxy-fence
+// calls come from cuda::ptx.
 #pragma once
 #include <cuda_bf16.h>
 #include <stdint.h>
@@ -120,6 +122,55 @@ template <int N = 0>
 __device__ __forceinline__ void named_bar_sync(int id, int n)
 {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory");
+}
+
+// Thread-block clusters (flash_mla's OPT_MCAST). The non-.aligned cluster barrier: the threads of
+// a warp may reach it at different points (a producer lane arrives after its loop).
+template <int N = 0>
+__device__ __forceinline__ uint32_t cluster_ctarank()
+{
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+template <int N = 0>
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// Arrive (release, cluster scope) on the mbarrier at the same shared-memory offset in CTA `cta`
+// of the cluster (this CTA's own rank arrives locally).
+template <int N = 0>
+__device__ __forceinline__ void mbar_arrive_cluster(const void *bar, uint32_t cta)
+{
+    uint32_t ra;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(ra) : "r"(smem_addr(bar)), "r"(cta));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(ra) : "memory");
+}
+// Wait for a phase of a local mbarrier whose arrivals come from other CTAs of the cluster too.
+template <int N = 0>
+__device__ __forceinline__ void mbar_wait_cluster(const void *bar, uint32_t parity)
+{
+    uint32_t done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+// 2-D TMA load of one box into the same shared-memory offset of every CTA in `mask`, each
+// completing `bytes` on its own mbarrier at `bar`'s offset.
+template <int N = 0>
+__device__ __forceinline__ void tma_load_2d_multicast(void *dst, const void *tmap, int c0, int c1, void *bar,
+                                                      uint16_t mask)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_addr(dst)),
+        "l"(tmap), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "h"(mask)
+        : "memory");
 }
 
 // Programmatic dependent launch: let the next kernel in the stream start launching / wait for

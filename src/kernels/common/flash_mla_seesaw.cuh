@@ -662,7 +662,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
-    if (MC) cluster_sync();  // both CTAs' barriers exist before any multicast or remote arrive
+    if (MC) cluster_sync_relaxed();  // both CTAs' barriers exist before any multicast or remote arrive
 
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
     if (wg == 0) {  // no math: its registers go to the consumers

@@ -87,7 +87,7 @@ def main():
             n += 1
             for k in reasons:
                 rs[k] += num(r[k])
-        flush(int(rows[-1]["Address"], 16) - base)
+        flush(int(rows[-1]["Address"], 16) - base + 16)  # one past the last 16-byte instruction
     return 0
 
 

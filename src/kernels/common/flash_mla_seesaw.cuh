@@ -572,14 +572,6 @@ __device__ __forceinline__ void seesaw_plan(const int *seqlens, int t, int b, in
     for (int p = threadIdx.x; p < num_parts; p += SCHED_THREADS) mla_sched_part_pos(C, b, ov, cap, p, &parts[p]);
 }
 
-// One CTA of a seesaw kernel (384 threads, SMEM_BYTES of dynamic shared memory; tmap is the
-// address of the kernel's __grid_constant__ tensor map).
-//   SCHED = false (static split grid): CTA (row block x, split y, request z); one segment, the
-//     split's share of the request's pages; partials in the row-major layout (nsplits per row).
-//   SCHED = true (scheduled split grid): CTA (row block x, part y); the part's request segments
-//     from the plan, in order; each segment's pages are the part's blocks clipped to the causal
-//     limit of the row block's last row; its result goes straight to out / lse when the request
-//     has one split, else to partial slot pprefix[r] + split.
 // OPT_MCAST's producer (one thread per CTA): walks the CTA's pages in the consumers' order and
 // reloads each stage group once both CTAs' last readers have released it (empty[2 * stage +
 // group], count 2); the first use of each stage needs no release. Every CTA arms its own box
@@ -635,6 +627,27 @@ __device__ __forceinline__ void mcast_release(uint64_t *bar)
     mbar_arrive_cluster(bar, rank ^ 1u);
 }
 
+// The calling consumer thread was the last reader of a stage group (`mask` of the stage at
+// sK / full): reload it with page `pg`, or, with OPT_MCAST, release it to the producers
+// (`empty`: the group's release barrier).
+template <int OPT>
+__device__ __forceinline__ void group_done(const CUtensorMap *tmap, char *sK, uint64_t *full, int pg, unsigned mask,
+                                           uint64_t *empty)
+{
+    if (OPT & OPT_MCAST)
+        mcast_release<OPT>(empty);
+    else
+        load_boxes(tmap, sK, full, pg, mask);
+}
+
+// One CTA of a seesaw kernel (384 threads, SMEM_BYTES of dynamic shared memory; tmap is the
+// address of the kernel's __grid_constant__ tensor map).
+//   SCHED = false (static split grid): CTA (row block x, split y, request z); one segment, the
+//     split's share of the request's pages; partials in the row-major layout (nsplits per row).
+//   SCHED = true (scheduled split grid): CTA (row block x, part y); the part's request segments
+//     from the plan, in order; each segment's pages are the part's blocks clipped to the causal
+//     limit of the row block's last row; its result goes straight to out / lse when the request
+//     has one split, else to partial slot pprefix[r] + split.
 template <bool SCHED, int OPT = 0>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan)
@@ -763,12 +776,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 2);
                 reg_fence(o);
                 reg_fence(pa);
-                if (nextA && own == 0) {
-                    if (MC)
-                        mcast_release<OPT>(&empty[0]);
-                    else
-                        load_boxes(tmap, sKA, fullA, pgA, A_BY0);
-                }
+                if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY0, &empty[0]);
                 if (hasB) {
                     named_bar_sync(BAR_PB, CONSUMERS);
                     V3_TR(0, i >> 1, 3);
@@ -785,12 +793,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                     reg_fence(o);
                     V3_TR(0, i >> 1, 4);
-                    if (nextB && own == 0) {
-                        if (MC)
-                            mcast_release<OPT>(&empty[2]);
-                        else
-                            load_boxes(tmap, sKB, fullB, pgB, B_BY0);
-                    }
+                    if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY0, &empty[2]);
                     if (nextA) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                     V3_TR(0, i >> 1, 5);
                     wgmma_wait<0>();
@@ -809,12 +812,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                 }
                 reg_fence(o);
-                if (nextB && own == 0) {
-                    if (MC)
-                        mcast_release<OPT>(&empty[2]);
-                    else
-                        load_boxes(tmap, sKB, fullB, pgB, B_BY0);
-                }
+                if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY0, &empty[2]);
                 if (nextA) issue_qk<4, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                 V3_TR(0, i >> 1, 5);
                 wgmma_wait<0>();
@@ -875,12 +873,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(1, i >> 1, 1);
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0) {
-                    if (MC)
-                        mcast_release<OPT>(&empty[1]);
-                    else
-                        load_boxes(tmap, sKA, fullA, pgA, A_BY1);
-                }
+                if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY1, &empty[1]);
                 V3_TR(1, i >> 1, 2);
                 if (hasB) {
                     c.l_run0 = c.l_run0 * g0 + ps0;
@@ -891,12 +884,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
-                if (nextB && own == 0) {
-                    if (MC)
-                        mcast_release<OPT>(&empty[3]);
-                    else
-                        load_boxes(tmap, sKB, fullB, pgB, B_BY1);
-                }
+                if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY1, &empty[3]);
                 V3_TR(1, i >> 1, 3);
                 // The next S_B: its boxes arrive from both consumers' reloads just issued; it
                 // runs under consumer 0's next softmax.

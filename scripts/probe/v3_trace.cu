@@ -16,12 +16,12 @@
 
 template <int OPT>
 __global__ void __launch_bounds__(NTHREADS, 1)
-probe_cta(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits, float sl2,
-          TileOut to)
+probe_cta(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+          const __grid_constant__ LatentArgs a, int nsplits, float sl2, TileOut to)
 {
-    seesaw_cta<false, OPT>(&tmap, a, nsplits, sl2, to, Plan{});
+    seesaw_cta<false, OPT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);
 }
-typedef void (*ProbeFn)(CUtensorMap, LatentArgs, int, float, TileOut);
+typedef void (*ProbeFn)(CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOut);
 static ProbeFn probe_fn(int opt)
 {
     switch (opt) {
@@ -38,6 +38,7 @@ static ProbeFn probe_fn(int opt)
     case 3327: return probe_cta<3327>; // v9 + OPT_MCAST (flash_mla_v10, clusters of 2; h = 128)
     case 7423: return probe_cta<7423>; // 3327 + OPT_MC_NOMULTI: coupled release, own loads
     case 11519: return probe_cta<11519>; // 3327 + OPT_MC_LOCAL: producer thread only
+    case 17663: return probe_cta<17663>; // v9 + OPT_Q_TMA (flash_mla_v11; h divides 64 or 64 | h)
     default: return nullptr;
     }
 }
@@ -51,6 +52,10 @@ int main(int argc, char **argv)
     const ProbeFn fn = probe_fn(opt);
     if ((opt & OPT_MCAST) && h != 128) {
         printf("opt=%d needs h = 128 (clusters of a token's two row blocks); skipped\n", opt);
+        return 0;
+    }
+    if ((opt & OPT_Q_TMA) && !fmh::q_tma_ok(h)) {
+        printf("opt=%d needs h dividing 64 or a multiple of 64 (Q by TMA); skipped\n", opt);
         return 0;
     }
     if (!fn) {
@@ -79,6 +84,19 @@ int main(int argc, char **argv)
         printf("tensor map failed: %s\n", mla_last_error());
         return 1;
     }
+    // The query's tensor map as fmh::q_tmap builds it (packed [b][s][h][576]).
+    CUtensorMap qmap = {};
+    if (opt & OPT_Q_TMA) {
+        const unsigned long long qd[4] = {(unsigned long long)DQK, (unsigned long long)h, (unsigned long long)s,
+                                          (unsigned long long)b};
+        const unsigned long long qs[3] = {h > 1 ? DQK * 2ull : 16ull, s > 1 ? (unsigned long long)h * DQK * 2 : 16ull,
+                                          b > 1 ? (unsigned long long)s * h * DQK * 2 : 16ull};
+        const unsigned box[4] = {64u, (unsigned)(h < 64 ? h : 64), (unsigned)(h < 64 ? 64 / h : 1), 1u};
+        if (tmap_bf16_sw128(&qmap, q, 4, qd, qs, box, "probe q") != MLA_STATUS_OK) {
+            printf("q tensor map failed: %s\n", mla_last_error());
+            return 1;
+        }
+    }
     LatentArgs a = {};
     a.qa = q;
     a.qb = q + DA;
@@ -97,7 +115,7 @@ int main(int argc, char **argv)
     const float sl2 = 0.0721f;
     TileOut to = {nullptr, nullptr, 0};
     const bool mc = (opt & OPT_MCAST) != 0;  // clusters of two row blocks
-    const size_t smem = mc ? MSMEM_BYTES : SMEM_BYTES;
+    const size_t smem = mc || (opt & OPT_Q_TMA) ? MSMEM_BYTES : SMEM_BYTES;
     cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     const dim3 grid((s * h + 63) / 64, 1, b);  // static grid, one split: timing of the main kernel
     cudaLaunchConfig_t cfg = {};
@@ -117,9 +135,9 @@ int main(int argc, char **argv)
     }
     auto run = [&]() {
         if (mc)
-            cudaLaunchKernelEx(&cfg, fn, tmap, a, 1, sl2, to);
+            cudaLaunchKernelEx(&cfg, fn, tmap, qmap, a, 1, sl2, to);
         else
-            fn<<<grid, NTHREADS, smem>>>(tmap, a, 1, sl2, to);
+            fn<<<grid, NTHREADS, smem>>>(tmap, qmap, a, 1, sl2, to);
     };
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);

@@ -4,14 +4,14 @@
  * NaN-poisoned outputs, naive fp32 GPU reference, MLA_SPEC.md's bar).
  *
  * The grid is a deterministic covering set, not the full cross product: every value of every
- * axis (b {1,3,32}, s {1,2,5,16,64}, t {1,63,64,65,1000,4096}, h {16,128}, varlen with a zero
- * length, permuted pages, causal or not, mla_var6_plus n in {0, s, t/2, t}) appears, plus the
- * edge combinations (t < 64 with s > 1, s == t, b = 32 with t = 4096 and h = 128 at s in
- * {1, 16, 64}, ...). One generated problem serves every design and version of a case; cases
- * with b*t*h > GEN_LIMIT draw random inputs on the device instead (the CPU generator, not the
- * GPU, would be the slow part of those).
+ * axis (b {1,3,32}, s {1,2,5,16,64}, t {1,63,64,65,1000,4096}, h {16,128}, and h {24,64,96}
+ * among the edge cases), varlen with a zero length, permuted pages, causal or not, mla_var6_plus
+ * n in {0, s, t/2, t}) appears, plus the edge combinations (t < 64 with s > 1, s == t, b = 32
+ * with t = 4096 and h = 128 at s in {1, 16, 64}, ...). One generated problem serves every
+ * design and version of a case; cases with b*t*h > GEN_LIMIT draw random inputs on the device
+ * instead (the CPU generator, not the GPU, would be the slow part of those).
  *
- * Environment: MLA_VAR3_GRID=small (~6 tiny cases per design, for compute-sanitizer) or full
+ * Environment: MLA_VAR3_GRID=small (~8 tiny cases per design, for compute-sanitizer) or full
  * (default); MLA_VAR3_TILING_ALL=1 also runs a few cases with every candidate tiling of every
  * version; MLA_VAR3_VERSIONS=name,name runs only those versions. Output: one line per case,
  * "N passed, M failed, K skipped" last; exit 1 if anything failed, 77 without a GPU (or with
@@ -86,6 +86,11 @@ static void build_full(void)
     add(3, 5, 5, 128, 1, 1, 1, 0, 0);
     add(1, 16, 16, 16, 0, 0, 0, 1, 8);
     add(1, 64, 64, 128, 1, 0, 0, 0, 64);
+    /* h that is neither a divisor nor a multiple of 64 (a row block spans a token and a part of
+       the next: flash_mla_v11 falls back to v9's Q load there), and h = 64 (one token a block) */
+    add(3, 5, 1000, 96, 1, 1, 1, 1, 500);
+    add(2, 4, 130, 24, 1, 1, 0, 1, 65);
+    add(2, 3, 200, 64, 1, 0, 0, 1, 0);
     /* t < 64 with s > 1, varlen */
     add(3, 16, 63, 128, 1, 1, 1, 1, 63);
     add(3, 5, 63, 16, 1, 1, 0, 0, 0);
@@ -111,6 +116,7 @@ static void build_small(void)
     add(3, 16, 64, 16, 0, 0, 0, 1, 64);
     add(2, 1, 130, 128, 1, 1, 0, 1, 65);
     add(3, 4, 200, 16, 1, 1, 1, 1, 100);
+    add(2, 3, 100, 96, 1, 1, 0, 1, 50);
     add_trend(1, 2, 300, 16, 1, 1, 2, 1);
 }
 

@@ -25,6 +25,8 @@ constexpr int CONSUMERS = 256;
 constexpr size_t SMEM_OPTIN_MAX = 232448;        // 227 KB, sm_90
 
 typedef void (*MainFn)(CUtensorMap, LatentArgs, int, float, TileOut);
+// A main kernel that loads Q by TMA: the cache's tensor map, then the query's (fmh::q_tmap).
+typedef void (*MainQFn)(CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOut);
 
 // Byte offset of element (row, col) in a 64 x 64 bf16 tile stored with the 128-byte swizzle
 // (the layout TMA writes and wgmma reads): 16-byte chunks permuted by the row's low 3 bits.
@@ -434,8 +436,13 @@ struct Version {
     // when h = 128: the two row blocks of a query token then share every page and causal limit.
     MainFn main2 = nullptr;
     size_t smem2 = 0;
+    // A main kernel that loads Q by TMA (seesaw OPT_Q_TMA), used instead of `main` when h allows
+    // a row block to be one box (q_tma_ok); `main` runs the other h.
+    MainQFn mainq = nullptr;
+    size_t smemq = 0;
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
+    bool qtma(const mla_problem *pb) const;
 };
 
 inline bool tile_ok(const mla_tiling *t)
@@ -474,6 +481,8 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
     if (stage == 0) {
         if (v.cluster2(pb))
             set_cfg(cfg, (const void *)v.main2, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem2);
+        else if (v.qtma(pb))
+            set_cfg(cfg, (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemq);
         else
             set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem);
         return 1;
@@ -497,6 +506,10 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
     if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
     if (v.main2) {
         mla_status e = set_smem((const void *)v.main2, v.smem2, "flash_mla hopper: cudaFuncSetAttribute");
+        if (e != MLA_STATUS_OK) return e;
+    }
+    if (v.mainq) {
+        mla_status e = set_smem((const void *)v.mainq, v.smemq, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
     }
     return set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute");
@@ -551,6 +564,32 @@ inline mla_status latent_args(const Version &v, const mla_problem *pb, const mla
     return MLA_STATUS_OK;
 }
 
+// Q by TMA (seesaw OPT_Q_TMA, flash_mla_v8): a 4-D tensor map over [b][s][h][576] with the
+// caller's strides, read in boxes of one row block: {64 dims, h rows, 64 / h tokens} when h
+// divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. Other h cannot form such a box.
+inline bool q_tma_ok(int h) { return h > 0 && (64 % h == 0 || h % 64 == 0); }
+inline bool Version::qtma(const mla_problem *pb) const { return mainq && !cluster2(pb) && q_tma_ok(pb->h); }
+
+// A dimension of extent 1 is never stepped, so its stride is replaced by a valid one (callers may
+// pass 0 there).
+inline mla_status q_tmap(const Version &v, const mla_problem *pb, const mla_flash_mla_tensors *x, CUtensorMap *qmap)
+{
+    if (!q_tma_ok(pb->h))
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: h=%d neither divides 64 nor is a multiple of 64", v.name,
+                        pb->h);
+    const unsigned long long dims[4] = {(unsigned long long)DQK, (unsigned long long)pb->h, (unsigned long long)pb->s,
+                                        (unsigned long long)pb->b};
+    unsigned long long st[3];
+    for (int i = 0; i < 3; ++i) {
+        const long long e = x->q_strides[2 - i];
+        st[i] = dims[i + 1] == 1 ? 16ull : (unsigned long long)e * sizeof(bf16);
+        if (dims[i + 1] > 1 && e <= 0)
+            return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: q stride %d is %lld", v.name, 2 - i, e);
+    }
+    const unsigned box[4] = {64u, (unsigned)(pb->h < BM ? pb->h : BM), (unsigned)(pb->h < BM ? BM / pb->h : 1), 1u};
+    return tmap_bf16_sw128(qmap, x->q, 4, dims, st, box, v.name);
+}
+
 inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch_args *args)
 {
     const mla_problem *pb = args->pb;
@@ -586,6 +625,13 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         cfg.numAttrs = 1;
         cudaError_t ce = cudaLaunchKernelEx(&cfg, v.main2, tmap, a, r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper cluster launch");
+    } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
+        CUtensorMap qmap;
+        e = q_tmap(v, pb, x, &qmap);
+        if (e != MLA_STATUS_OK) return e;
+        v.mainq<<<r.grid, NTHREADS, v.smemq, st>>>(tmap, qmap, a, r.splits, sl2, to);
+        e = check_launch(v.name);
+        if (e != MLA_STATUS_OK) return e;
     } else if (args->stage_mask & 1u) {
         v.main<<<r.grid, NTHREADS, v.smem, st>>>(tmap, a, r.splits, sl2, to);
         e = check_launch(v.name);

@@ -53,21 +53,6 @@ __device__ long long g_v8_seg[64][6];
 constexpr size_t PSMEM_BYTES = OFF_BAR + (STAGES * NBOX + 3) * sizeof(uint64_t) + 1024;
 static_assert(PSMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v8 exceeds the 227 KB shared-memory opt-in");
 
-// The Q tile of row block m0 of request r by TMA: nine 64-dim boxes of the 4-D tensor map
-// [b][s][h][576] (flash_mla_v8's host glue), each box 64 (s, h) rows deep: {64 dims, h rows, 64/h
-// tokens} when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. Rows past the
-// request's s tokens are zero-filled (and masked: their limit is 0).
-__device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0, int h)
-{
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, qbar,
-                                   (uint32_t)TILE_BYTES);
-#pragma unroll
-    for (int c = 0; c < NBOX; ++c) {
-        const int32_t crd[4] = {c * 64, m0 % h, m0 / h, r};
-        ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, sQ + c * BOX_BYTES, qmap, crd, qbar);
-    }
-}
-
 // A segment of the walk: request r's pages [b0, b0 + np) for this CTA's row block, its partial
 // slot (the request is cut between parts) or -1 (straight to out). Kept small: a consumer holds
 // two (the current and the next) beside O.

@@ -81,7 +81,8 @@ enum : int {
     OPT_LAZY_MAX = 1024,
     OPT_MCAST = 2048,
     OPT_MC_NOMULTI = 4096,  // probe only: OPT_MCAST's coupling, each CTA loading its own pages
-    OPT_MC_LOCAL = 8192     // probe only: OPT_MCAST's producer thread, no coupling, own pages
+    OPT_MC_LOCAL = 8192,    // probe only: OPT_MCAST's producer thread, no coupling, own pages
+    OPT_Q_TMA = 16384
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -107,6 +108,11 @@ constexpr float LAZY_TH = 8.f;
 //     Two probe-only variants take it apart: OPT_MC_NOMULTI keeps the cross-CTA release but has
 //     each CTA load all its groups itself (no multicast); OPT_MC_LOCAL keeps only the producer
 //     thread (each CTA releases and loads its own pages, as v9 but through the producer).
+//   OPT_Q_TMA (static split grid, no OPT_MCAST): the Q tile comes by TMA (load_q_tma, the tensor
+//     map of fmh::q_tmap), issued by one thread at the CTA's start ahead of the first two pages,
+//     instead of by the consumers' loads. The timeline probe of v9 measured 7300 (s=1) to 10200
+//     (s=16) SM cycles from the consumers' start to Q loaded with load_q_batched, 4-7 % of a CTA
+//     that runs 16-32 pairs, while one 72 KB TMA from L2 takes ~1100-2000.
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -183,6 +189,21 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
     do {             \
     } while (0)
 #endif
+
+// The Q tile of row block m0 of request r by TMA: nine 64-dim boxes of the 4-D tensor map
+// [b][s][h][576] (fmh::q_tmap), each box 64 (s, h) rows deep: {64 dims, h rows, 64/h
+// tokens} when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. Rows past the
+// request's s tokens are zero-filled (and masked: their limit is 0).
+__device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0, int h)
+{
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, qbar,
+                                   (uint32_t)TILE_BYTES);
+#pragma unroll
+    for (int c = 0; c < NBOX; ++c) {
+        const int32_t crd[4] = {c * 64, m0 % h, m0 / h, r};
+        ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, sQ + c * BOX_BYTES, qmap, crd, qbar);
+    }
+}
 
 // S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
 // landed; committed, not waited. C0 == 0 starts a new S.
@@ -650,7 +671,7 @@ __device__ __forceinline__ void group_done(const CUtensorMap *tmap, char *sK, ui
 //     has one split, else to partial slot pprefix[r] + split.
 template <bool SCHED, int OPT = 0>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
-                                           const TileOut &to, const Plan &plan)
+                                           const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr)
 {
     extern __shared__ char smem_raw[];
     char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
@@ -663,15 +684,18 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     uint64_t *fullA = full, *fullB = full + NBOX;
     uint64_t *sums = full + STAGES * NBOX;
     uint64_t *empty = sums + 2;  // OPT_MCAST: [stage][group]
+    uint64_t *qbar = sums + 2;   // OPT_Q_TMA (MSMEM_BYTES holds it)
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
-    constexpr bool MC = (OPT & OPT_MCAST) != 0;
+    constexpr bool MC = (OPT & OPT_MCAST) != 0, QT = (OPT & OPT_Q_TMA) != 0;
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
+    static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
     if (tid == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
         ptx::mbarrier_init(&sums[1], 128);
         if (MC)
             for (int i = 0; i < 2 * STAGES; ++i) ptx::mbarrier_init(&empty[i], (OPT & OPT_MC_LOCAL) ? 1 : 2);
+        if (QT) ptx::mbarrier_init(qbar, 1);
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
@@ -731,17 +755,24 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         c.w = cw;
         // Q of this request; the previous segment's readers of Q and both stages are done (the
         // row-sum chain of its finish orders the two consumers), so the first pair may load.
-        if (!(OPT & OPT_EARLY_FILL)) load_q(pol, kr.m0, c.ct, smem + OFF_Q);
+        if (!QT && !(OPT & OPT_EARLY_FILL)) load_q(pol, kr.m0, c.ct, smem + OFF_Q);
         static_assert(!(OPT & OPT_Q_BATCH) || (OPT & OPT_EARLY_FILL), "OPT_Q_BATCH is the EARLY_FILL order's load");
         if (!MC && tid == 128) {  // (OPT_MCAST: the producer's)
+            // Q even when there is no page: every consumer waits for it, so that no TMA is
+            // still writing into this CTA's shared memory when it exits.
+            if (QT) load_q_tma(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h);
             if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
             if (np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
         }
-        if ((OPT & OPT_EARLY_FILL) && (OPT & OPT_Q_BATCH))
-            load_q_batched<CONSUMERS>(pol, kr.m0, c.ct, smem + OFF_Q);
-        else if (OPT & OPT_EARLY_FILL)
-            load_q(pol, kr.m0, c.ct, smem + OFF_Q);
-        named_bar_sync(1, CONSUMERS);
+        if (QT) {
+            wait_parity(qbar, 0);  // one segment: the barrier's first phase
+        } else {
+            if ((OPT & OPT_EARLY_FILL) && (OPT & OPT_Q_BATCH))
+                load_q_batched<CONSUMERS>(pol, kr.m0, c.ct, smem + OFF_Q);
+            else if (OPT & OPT_EARLY_FILL)
+                load_q(pol, kr.m0, c.ct, smem + OFF_Q);
+            named_bar_sync(1, CONSUMERS);
+        }
         V3_MK(1);
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
 

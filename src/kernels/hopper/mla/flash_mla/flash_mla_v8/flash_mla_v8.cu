@@ -50,12 +50,10 @@ flash_mla_v8_combine(const __grid_constant__ LatentArgs a, long long rows, Plan 
 
 constexpr fmh::Version kVersion = {"flash_mla_v8", nullptr, PSMEM_BYTES};
 
-bool h_ok(int h) { return h > 0 && (64 % h == 0 || h % 64 == 0); }
-
 int v_validate(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d, char *w, size_t wl)
 {
     if (!validate(kVersion, t, pb, d, w, wl)) return 0;
-    if (!h_ok(pb->h))
+    if (!fmh::q_tma_ok(pb->h))
         return why(w, wl, "flash_mla_v8 loads Q by TMA in whole 64-row boxes: h must divide 64 or be a multiple of 64 "
                           "(got %d)", pb->h);
     return 1;
@@ -92,27 +90,6 @@ mla_status v_prepare(const mla_tiling *t, const mla_problem *, const mla_device_
     return set_smem((const void *)flash_mla_v8, PSMEM_BYTES, "flash_mla_v8: cudaFuncSetAttribute");
 }
 
-// The query's tensor map: dims {576, h, s, b} with the caller's strides; boxes of 64 dims x one
-// row block (h rows x 64 / h tokens, or 64 heads x 1 token). A dimension of extent 1 is never
-// stepped, so its stride is replaced by a valid one (callers may pass 0 there).
-mla_status q_tmap(const mla_problem *pb, const mla_flash_mla_tensors *x, CUtensorMap *qmap)
-{
-    if (!h_ok(pb->h))
-        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "flash_mla_v8: h=%d neither divides 64 nor is a multiple of 64",
-                        pb->h);
-    const unsigned long long dims[4] = {(unsigned long long)DQK, (unsigned long long)pb->h, (unsigned long long)pb->s,
-                                        (unsigned long long)pb->b};
-    unsigned long long st[3];
-    for (int i = 0; i < 3; ++i) {
-        const long long e = x->q_strides[2 - i];
-        st[i] = dims[i + 1] == 1 ? 16ull : (unsigned long long)e * sizeof(bf16);
-        if (dims[i + 1] > 1 && e <= 0)
-            return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "flash_mla_v8: q stride %d is %lld", 2 - i, e);
-    }
-    const unsigned box[4] = {64u, (unsigned)(pb->h < BM ? pb->h : BM), (unsigned)(pb->h < BM ? BM / pb->h : 1), 1u};
-    return tmap_bf16_sw128(qmap, x->q, 4, dims, st, box, "flash_mla_v8 (q)");
-}
-
 mla_status v_launch(const mla_tiling *t, const mla_launch_args *args)
 {
     const mla_problem *pb = args->pb;
@@ -126,7 +103,7 @@ mla_status v_launch(const mla_tiling *t, const mla_launch_args *args)
     LatentArgs a;
     mla_status e = latent_args(kVersion, pb, x, &tmap, &a);
     if (e != MLA_STATUS_OK) return e;
-    e = q_tmap(pb, x, &qmap);
+    e = fmh::q_tmap(kVersion, pb, x, &qmap);
     if (e != MLA_STATUS_OK) return e;
     const SchedBufs sb = sched_bufs(L, args->workspace);
     cudaStream_t st = (cudaStream_t)args->stream;

@@ -1,0 +1,43 @@
+// flash_mla_v11 (hopper, sm_90a only): flash_mla_v9 with the Q tile loaded by TMA (OPT_Q_TMA).
+//
+// v9's timeline probe (scripts/probe/v3_trace.cu, 2026-11-30) put 7300 SM cycles at b=32,s=1 and
+// 10200 at s=16 between the consumers' start and the Q tile landed (load_q_batched: every
+// consumer thread's 16-byte loads, then a barrier), and another ~3000 to the first S. A CTA runs
+// 16 (s=1, two splits) to 32 pairs of ~5500 cycles, so that start-up is 5-7 % of it, and the
+// tensor pipe idles through all of it: the SM holds one CTA. Here one thread issues the nine Q
+// boxes by TMA at the start, ahead of the first two pages, and the consumers wait on one
+// mbarrier; a 72 KB TMA from L2 takes ~1100-2000 cycles (scripts/probe/tma_bw.cu).
+//
+// The box is one row block of the tensor map [b][s][h][576] (fmh::q_tmap), which needs h to
+// divide 64 or be a multiple of 64; other h run v9's kernel, compiled here a second time under
+// this version's name.
+#include "flash_mla_seesaw.cuh"
+
+namespace {
+using namespace mla;
+using namespace mla::seesaw;
+
+constexpr int kOpt = OPT_V6 | OPT_LAZY_MAX;
+
+__global__ void __launch_bounds__(NTHREADS, 1)
+flash_mla_v11(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+              const __grid_constant__ LatentArgs a, int nsplits, float sl2, TileOut to)
+{
+    seesaw_cta<false, kOpt | OPT_Q_TMA>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);
+}
+
+__global__ void __launch_bounds__(NTHREADS, 1)
+flash_mla_v11_loadq(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,
+                    float sl2, TileOut to)
+{
+    seesaw_cta<false, kOpt>(&tmap, a, nsplits, sl2, to, Plan{});
+}
+
+constexpr fmh::Version kVersion = {"flash_mla_v11", flash_mla_v11_loadq, SMEM_BYTES,
+                                   fmh::flash_mla_hopper_combine_mlp<DA>, nullptr, 0, flash_mla_v11, MSMEM_BYTES};
+
+}  // namespace
+
+MLA_FMH_REGISTER(mla_kv_flash_mla_v11, 11, 0,
+                 "hopper: v9 with the Q tile loaded by TMA at the CTA's start, ahead of the first pages (h dividing "
+                 "64 or a multiple of 64; other h run v9's load)")

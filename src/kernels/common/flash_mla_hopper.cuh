@@ -427,6 +427,10 @@ typedef void (*CombineFn)(LatentArgs, int, long long, const float *, const float
 // Host glue. Every hopper flash_mla version has one tile (64 rows, one page, 12 warps, 2 stages)
 // and a free split count.
 
+// Q by TMA (seesaw OPT_Q_TMA): a row block must be one box of the query's tensor map (q_tmap):
+// h rows x 64 / h tokens when h divides 64, 64 heads of one token when 64 divides h.
+inline bool q_tma_ok(int h) { return h > 0 && (64 % h == 0 || h % 64 == 0); }
+
 struct Version {
     const char *name;
     MainFn main;
@@ -437,12 +441,13 @@ struct Version {
     MainFn main2 = nullptr;
     size_t smem2 = 0;
     // A main kernel that loads Q by TMA (seesaw OPT_Q_TMA), used instead of `main` when h allows
-    // a row block to be one box (q_tma_ok); `main` runs the other h.
+    // a row block to be one box (q_tma_ok); `main` runs the other h, and without it (nullptr)
+    // validate refuses them.
     MainQFn mainq = nullptr;
     size_t smemq = 0;
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
-    bool qtma(const mla_problem *pb) const;
+    bool qtma(const mla_problem *pb) const { return mainq && !cluster2(pb) && q_tma_ok(pb->h); }
 };
 
 inline bool tile_ok(const mla_tiling *t)
@@ -467,8 +472,12 @@ inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb
         return why(w, wl, "%s has one tile, block_m=64 block_n=64 warps=12 stages=2 (got %d/%d/%d/%d)", v.name,
                    t->block_m, t->block_n, t->warps, t->stages);
     if (t->splits < 0 || t->splits > 64) return why(w, wl, "splits=%d outside 0..64", t->splits);
-    if (dev && dev->smem_per_block_optin && dev->smem_per_block_optin < v.smem)
-        return why(w, wl, "%s needs %zu bytes of shared memory per block, the device allows %zu", v.name, v.smem,
+    if (v.mainq && !v.main && !q_tma_ok(pb->h))
+        return why(w, wl, "%s loads Q by TMA in boxes of one row block: h must divide 64 or be a multiple of 64 "
+                          "(got %d)", v.name, pb->h);
+    const size_t smem = v.mainq && !v.main ? v.smemq : v.smem;
+    if (dev && dev->smem_per_block_optin && dev->smem_per_block_optin < smem)
+        return why(w, wl, "%s needs %zu bytes of shared memory per block, the device allows %zu", v.name, smem,
                    (size_t)dev->smem_per_block_optin);
     return 1;
 }
@@ -512,7 +521,7 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
         mla_status e = set_smem((const void *)v.mainq, v.smemq, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
     }
-    return set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute");
+    return v.main ? set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute") : MLA_STATUS_OK;
 }
 
 // A launch with programmatic stream serialisation (PDL): its CTAs may start while the previous
@@ -564,11 +573,9 @@ inline mla_status latent_args(const Version &v, const mla_problem *pb, const mla
     return MLA_STATUS_OK;
 }
 
-// Q by TMA (seesaw OPT_Q_TMA, flash_mla_v8): a 4-D tensor map over [b][s][h][576] with the
-// caller's strides, read in boxes of one row block: {64 dims, h rows, 64 / h tokens} when h
-// divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. Other h cannot form such a box.
-inline bool q_tma_ok(int h) { return h > 0 && (64 % h == 0 || h % 64 == 0); }
-inline bool Version::qtma(const mla_problem *pb) const { return mainq && !cluster2(pb) && q_tma_ok(pb->h); }
+// The query's tensor map for Q by TMA (seesaw OPT_Q_TMA, flash_mla_v8): 4-D over [b][s][h][576]
+// with the caller's strides, read in boxes of one row block: {64 dims, h rows, 64 / h tokens}
+// when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h.
 
 // A dimension of extent 1 is never stepped, so its stride is replaced by a valid one (callers may
 // pass 0 there).

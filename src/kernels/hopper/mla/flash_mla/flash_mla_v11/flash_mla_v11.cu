@@ -9,8 +9,8 @@
 // mbarrier; a 72 KB TMA from L2 takes ~1100-2000 cycles (scripts/probe/tma_bw.cu).
 //
 // The box is one row block of the tensor map [b][s][h][576] (fmh::q_tmap), which needs h to
-// divide 64 or be a multiple of 64; other h run v9's kernel, compiled here a second time under
-// this version's name.
+// divide 64 or be a multiple of 64: every h the library accepts (16, 32, 64, 128) is; validate
+// refuses any other.
 #include "flash_mla_seesaw.cuh"
 
 namespace {
@@ -26,18 +26,10 @@ flash_mla_v11(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ 
     seesaw_cta<false, kOpt | OPT_Q_TMA>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);
 }
 
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v11_loadq(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ LatentArgs a, int nsplits,
-                    float sl2, TileOut to)
-{
-    seesaw_cta<false, kOpt>(&tmap, a, nsplits, sl2, to, Plan{});
-}
-
-constexpr fmh::Version kVersion = {"flash_mla_v11", flash_mla_v11_loadq, SMEM_BYTES,
-                                   fmh::flash_mla_hopper_combine_mlp<DA>, nullptr, 0, flash_mla_v11, MSMEM_BYTES};
+constexpr fmh::Version kVersion = {"flash_mla_v11", nullptr, 0, fmh::flash_mla_hopper_combine_mlp<DA>, nullptr, 0,
+                                   flash_mla_v11, MSMEM_BYTES};
 
 }  // namespace
 
 MLA_FMH_REGISTER(mla_kv_flash_mla_v11, 11, 0,
-                 "hopper: v9 with the Q tile loaded by TMA at the CTA's start, ahead of the first pages (h dividing "
-                 "64 or a multiple of 64; other h run v9's load)")
+                 "hopper: v9 with the Q tile loaded by TMA at the CTA's start, ahead of the first pages")

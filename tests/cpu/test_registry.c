@@ -298,6 +298,47 @@ static void test_table(void)
     }
 }
 
+/* The hopper flash_mla versions' split planners must see the shared memory of the kernel that
+ * runs. At the headline decode shape (b=32, s=1, h=128: 64 row blocks of one CTA per SM) the
+ * plan must fill an H200 in one wave: enough splits to reach ~all SMs, not more CTAs than fit at
+ * once. flash_mla_v11's first cut left its main kernel's shared memory out of the planner's view
+ * (0 bytes: "228 CTAs per SM") and planned 16 splits, 1024 CTAs and a combine 8x larger. The main
+ * stage is the one with the most dynamic shared memory. */
+static void test_fill(void)
+{
+    mla_device_info h200;
+    mla_problem pb;
+    if (mla_device_from_table("h200", &h200) != MLA_STATUS_OK ||
+        mla_problem_init(&pb, MLA_DESIGN_FLASH_MLA) != MLA_STATUS_OK) {
+        CHECK(0, "h200 / problem init: %s", mla_last_error());
+        return;
+    }
+    pb.b = 32, pb.s = 1, pb.h = 128, pb.t = 4096;
+    int n = 0;
+    for (int i = 0; i < mla_registry_count(); i++) {
+        const mla_kernel_version *kv = mla_registry_get(i);
+        if (!kv || kv->design != MLA_DESIGN_FLASH_MLA || kv->tier != MLA_TIER_HOPPER) continue;
+        char why[256] = "";
+        if (!kv->validate(&kv->candidates[0], &pb, &h200, why, sizeof why)) continue;
+        size_t best = 0;
+        unsigned long long ctas = 0;
+        for (int st = 0; st < kv->num_stages; st++) {
+            mla_stage_config c;
+            memset(&c, 0, sizeof c);
+            if (!kv->stage_config(&kv->candidates[0], &pb, &h200, st, &c) || c.smem_dynamic < best) continue;
+            best = c.smem_dynamic;
+            ctas = (unsigned long long)c.grid[0] * c.grid[1] * c.grid[2];
+        }
+        const unsigned long long per_sm = best ? h200.smem_per_sm / (best + 1024) : 0;
+        CHECK(best > 0 && ctas * 100 >= 95ull * (unsigned)h200.sm_count && ctas <= per_sm * h200.sm_count,
+              "%s: main stage %llu CTAs (%zu B of shared memory each, %llu per SM) on %d SMs at b=32,s=1,h=128",
+              kv->name, ctas, best, per_sm, h200.sm_count);
+        n++;
+    }
+    printf("fill: %d hopper flash_mla version(s) checked at b=32,s=1,h=128,t=4096\n", n);
+    CHECK(n > 0, "no hopper flash_mla version checked");
+}
+
 static void test_names(void)
 {
     mla_design d;
@@ -319,6 +360,7 @@ int main(void)
     test_resources();
     test_validate();
     test_table();
+    test_fill();
     if (failures) {
         printf("test_registry: %d check(s) failed\n", failures);
         return 1;

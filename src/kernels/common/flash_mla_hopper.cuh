@@ -448,6 +448,9 @@ struct Version {
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
     bool qtma(const mla_problem *pb) const { return mainq && !cluster2(pb) && q_tma_ok(pb->h); }
+    // The shared memory of the main kernel that runs pb: the split planner's CTAs-per-SM bound
+    // and validate's limit must see this one (a version without `main` has smem = 0).
+    size_t smem_for(const mla_problem *pb) const { return cluster2(pb) ? smem2 : qtma(pb) ? smemq : smem; }
 };
 
 inline bool tile_ok(const mla_tiling *t)
@@ -458,8 +461,8 @@ inline bool tile_ok(const mla_tiling *t)
 inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
 {
     const int row_blocks = (pb->s * pb->h + BM - 1) / BM;
-    return plan_splits(row_blocks, pb->b, pb->t, BN, v.smem, t->splits, dev, (long long)pb->b * pb->s * pb->h, DA,
-                       false);
+    return plan_splits(row_blocks, pb->b, pb->t, BN, v.smem_for(pb), t->splits, dev,
+                       (long long)pb->b * pb->s * pb->h, DA, false);
 }
 
 inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
@@ -475,7 +478,7 @@ inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb
     if (v.mainq && !v.main && !q_tma_ok(pb->h))
         return why(w, wl, "%s loads Q by TMA in boxes of one row block: h must divide 64 or be a multiple of 64 "
                           "(got %d)", v.name, pb->h);
-    const size_t smem = v.mainq && !v.main ? v.smemq : v.smem;
+    const size_t smem = v.smem_for(pb);
     if (dev && dev->smem_per_block_optin && dev->smem_per_block_optin < smem)
         return why(w, wl, "%s needs %zu bytes of shared memory per block, the device allows %zu", v.name, smem,
                    (size_t)dev->smem_per_block_optin);

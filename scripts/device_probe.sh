@@ -3,8 +3,9 @@
 # (scripts/probe/v3_trace.cu: the CTA with its trace points, one kernel per schedule-option mask)
 # and the TMA page probe (scripts/probe/tma_bw.cu) against the built library and runs them.
 # Usage: bash scripts/device_probe.sh [build dir]; MLA_PROBE_OPTS="0 1 2 4 8 7 31 63 255" picks the
-# option masks (0 = flash_mla_v3, 63 = flash_mla_v5, 255 = flash_mla_v6); MLA_PROBE_TMA=0 skips the
-# TMA probe. MLA_PROBE_SUSTAIN="63 255" (default: none) also runs those masks for
+# option masks (0 = flash_mla_v3, 63 = v5, 255 = v6, 1279 = v9, 17663 = v11; "" builds
+# /tmp/v3_probe and runs no mask, for `/tmp/v3_probe b s h t opt` by hand); MLA_PROBE_TMA=0 skips
+# the TMA probe. MLA_PROBE_SUSTAIN="63 255" (default: none) also runs those masks for
 # MLA_PROBE_SUSTAIN_S seconds (default 4) at b=32,s=16, and a cuBLAS bf16 GEMM as long, each under
 # nvidia-smi sampling (100 ms): power, SM clock, temperature and the clock-event reasons under a
 # steady load (read only: nothing is set). MLA_PROBE_V8="b s h t parts; ..." also builds and runs
@@ -13,7 +14,7 @@
 set -uo pipefail
 B=${1:-build}
 OUT=${OUT:-/tmp/out}
-OPTS=${MLA_PROBE_OPTS:-0 1 2 4 8 7 31 63 255}
+OPTS=${MLA_PROBE_OPTS-0 1 2 4 8 7 31 63 255}  # "" (set, empty): no timeline runs, only the builds
 SUSTAIN=${MLA_PROBE_SUSTAIN:-}
 SUSTAIN_S=${MLA_PROBE_SUSTAIN_S:-4}
 mkdir -p "$OUT"

@@ -4,15 +4,16 @@
 # Usage: scripts/device_ncu.sh [build dir] [v0|hopper]; writes $OUT/ncu_<name>.csv and prints the
 # gate. `hopper`: the hopper flash_mla versions (v1, v2) on b=32 s=16 (compute-bound) and
 # b=128 h=16 s=1 (memory-bound), with the SpeedOfLight/Occupancy/WarpState/Memory/Scheduler
-# sections too; MLA_NCU_VERSIONS="a b" picks other versions, MLA_NCU_SHAPES="s16 h16 s1" the shapes
-# (s1: b=32 s=1, the decode row). `source`: per-SASS-instruction stall sampling, see below.
+# sections too; MLA_NCU_VERSIONS="a b" picks other versions, MLA_NCU_SHAPES="s16 h16 s1 t8k" the
+# shapes (s1: b=32 s=1, the decode row; t8k: b=128 h=128 s=1 t=8192). `source`: per-SASS-
+# instruction stall sampling, see below.
 set -uo pipefail
 B=${1:-build}
 WHICH=${2:-v0}
 OUT=${OUT:-/tmp/out}
 CLI="$B/mla_var3"
 for d in /tmp/deps/usr/lib/*/; do [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
-M=launch__occupancy_limit_shared_mem,launch__occupancy_limit_registers,launch__occupancy_limit_warps,launch__occupancy_limit_blocks,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,smsp__warps_eligible.avg.per_cycle_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,sm__ctas_launched.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,dram__bytes_read.sum
+M=launch__occupancy_limit_shared_mem,launch__occupancy_limit_registers,launch__occupancy_limit_warps,launch__occupancy_limit_blocks,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,smsp__warps_eligible.avg.per_cycle_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,sm__ctas_launched.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,lts__t_sectors_srcunit_tex_op_read.sum
 prof() {  # name, kernel regex, CLI args...
   local name=$1 re=$2; shift 2
   timeout 150 ncu --clock-control none --csv --page raw -k "regex:$re" -c 4 --metrics "$M" "${SECTIONS[@]}" \
@@ -44,6 +45,9 @@ if [ "$WHICH" = hopper ]; then
         s16) prof "${v}_b32_s16" "${v}" flash_mla "$v" --b=32 --s=16 --t=4096 --h=128 ;;
         s1)  prof "${v}_b32_s1" "${v}" flash_mla "$v" --b=32 --s=1 --t=4096 --h=128 ;;
         h16) prof "${v}_b128_h16" "${v}" flash_mla "$v" --b=128 --s=1 --t=8192 --h=16 ;;
+        # b=128,h=128,t=8192: 1.2 GB of pages through a 50 MB L2, each page read by two row
+        # blocks; DRAM bytes against the cache's size say whether the second reader hit L2
+        t8k) prof "${v}_b128_t8192" "${v}" flash_mla "$v" --b=128 --s=1 --t=8192 --h=128 ;;
       esac
     done
   done

@@ -12,11 +12,11 @@
 // divide 64 or be a multiple of 64: every h the library accepts (16, 32, 64, 128) is; validate
 // refuses any other.
 //
-// Measured 2026-11-30 (docs/kernels/flash_mla.md, v11): faster than v9 at b=32,s=1 (78.4 vs 81.4 us,
-// three runs), b=64,s=1 and h=16; within noise at s=2..128; slower at b=128,t=8192 (s=1: 515 and
-// 543 vs 476 and 478 us) in both runs, same one-split plan. Not explained (the probe, one split,
-// b=128,t=4096, had v11 2 % faster), so registered not_default until an A/B at that shape
-// settles it.
+// Measured 2026-11-30 (docs/kernels/flash_mla.md, v11): faster than v9 at b=32,s=1 (78.3-78.6 vs
+// 80.7-81.5 us, three runs), b=64,s=1 and h=16; within the run-to-run spread at s=2..128; slower
+// at b=128,h=128,t=8192 in all three runs (s=1: 494, 515, 543 vs 481, 476, 478 us) with the same
+// one-split plan. Not explained (the probe, one split, b=128,t=4096, had v11 2 % faster), so
+// registered not_default until an A/B at that shape settles it.
 #include "flash_mla_seesaw.cuh"
 
 namespace {
@@ -38,5 +38,5 @@ constexpr fmh::Version kVersion = {"flash_mla_v11", nullptr, 0, fmh::flash_mla_h
 }  // namespace
 
 MLA_FMH_REGISTER(mla_kv_flash_mla_v11, 11, 1,
-                 "hopper: v9 with the Q tile loaded by TMA at the CTA's start (2-4% faster at b<=64, but 8% slower "
-                 "at b=128,t=8192 in two runs, not explained yet)")
+                 "hopper: v9 with the Q tile loaded by TMA at the CTA's start (2-4% faster at b<=64, but 3-13% "
+                 "slower at b=128,t=8192 in three runs, not explained yet)")

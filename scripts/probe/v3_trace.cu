@@ -84,15 +84,17 @@ int main(int argc, char **argv)
         printf("tensor map failed: %s\n", mla_last_error());
         return 1;
     }
-    // The query's tensor map as fmh::q_tmap builds it (packed [b][s][h][576]).
+    // The query's tensor map, by the library's own builder (packed [b][s][h][576]).
     CUtensorMap qmap = {};
     if (opt & OPT_Q_TMA) {
-        const unsigned long long qd[4] = {(unsigned long long)DQK, (unsigned long long)h, (unsigned long long)s,
-                                          (unsigned long long)b};
-        const unsigned long long qs[3] = {h > 1 ? DQK * 2ull : 16ull, s > 1 ? (unsigned long long)h * DQK * 2 : 16ull,
-                                          b > 1 ? (unsigned long long)s * h * DQK * 2 : 16ull};
-        const unsigned box[4] = {64u, (unsigned)(h < 64 ? h : 64), (unsigned)(h < 64 ? 64 / h : 1), 1u};
-        if (tmap_bf16_sw128(&qmap, q, 4, qd, qs, box, "probe q") != MLA_STATUS_OK) {
+        mla_problem qpb;
+        mla_problem_init(&qpb, MLA_DESIGN_FLASH_MLA);
+        qpb.b = b, qpb.s = s, qpb.h = h;
+        mla_flash_mla_tensors qx = {};
+        qx.q = q;
+        qx.q_strides[0] = (int64_t)s * h * DQK, qx.q_strides[1] = (int64_t)h * DQK, qx.q_strides[2] = DQK;
+        const fmh::Version qv = {"probe", nullptr, 0};
+        if (fmh::q_tmap(qv, &qpb, &qx, &qmap) != MLA_STATUS_OK) {
             printf("q tensor map failed: %s\n", mla_last_error());
             return 1;
         }

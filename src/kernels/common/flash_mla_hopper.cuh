@@ -578,10 +578,8 @@ inline mla_status latent_args(const Version &v, const mla_problem *pb, const mla
 
 // The query's tensor map for Q by TMA (seesaw OPT_Q_TMA, flash_mla_v8): 4-D over [b][s][h][576]
 // with the caller's strides, read in boxes of one row block: {64 dims, h rows, 64 / h tokens}
-// when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h.
-
-// A dimension of extent 1 is never stepped, so its stride is replaced by a valid one (callers may
-// pass 0 there).
+// when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. A dimension of extent 1 is
+// never stepped, so its stride is replaced by a valid one (callers may pass 0 there).
 inline mla_status q_tmap(const Version &v, const mla_problem *pb, const mla_flash_mla_tensors *x, CUtensorMap *qmap)
 {
     if (!q_tma_ok(pb->h))

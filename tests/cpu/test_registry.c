@@ -339,6 +339,38 @@ static void test_fill(void)
     CHECK(n > 0, "no hopper flash_mla version checked");
 }
 
+/* flash_mla_v12 merges two splits in the main kernel's cluster: at b=32,s=1 (two splits) no
+ * combine stage and no workspace; with four splits the workspace and the combine come back. */
+static void test_cmerge(void)
+{
+    const mla_kernel_version *kv = mla_registry_find("flash_mla_v12");
+    mla_device_info h200;
+    mla_problem pb;
+    if (!kv || mla_device_from_table("h200", &h200) != MLA_STATUS_OK ||
+        mla_problem_init(&pb, MLA_DESIGN_FLASH_MLA) != MLA_STATUS_OK) {
+        CHECK(0, "flash_mla_v12 / h200 / problem init: %s", mla_last_error());
+        return;
+    }
+    pb.b = 32, pb.s = 1, pb.h = 128, pb.t = 4096;
+    const int want[3] = {0, 2, 4};
+    for (int i = 0; i < 3; i++) {
+        mla_tiling t = kv->candidates[0];
+        t.splits = want[i];
+        char why[256] = "";
+        CHECK(kv->validate(&t, &pb, &h200, why, sizeof why), "v12 splits=%d refused: %s", want[i], why);
+        mla_stage_config c0, c1;
+        memset(&c0, 0, sizeof c0);
+        memset(&c1, 0, sizeof c1);
+        const int has0 = kv->stage_config(&t, &pb, &h200, 0, &c0), has1 = kv->stage_config(&t, &pb, &h200, 1, &c1);
+        const size_t ws = kv->workspace_bytes(&t, &pb, &h200);
+        const int merged = want[i] != 4;  /* auto plans two splits here */
+        CHECK(has0 && c0.grid[1] == (unsigned)(want[i] ? want[i] : 2), "v12 splits=%d: main grid y %u", want[i],
+              c0.grid[1]);
+        CHECK(merged ? !has1 && ws == 0 : has1 && ws > 0, "v12 splits=%d: combine stage %d, workspace %zu B",
+              want[i], has1, ws);
+    }
+}
+
 static void test_names(void)
 {
     mla_design d;
@@ -361,6 +393,7 @@ int main(void)
     test_validate();
     test_table();
     test_fill();
+    test_cmerge();
     if (failures) {
         printf("test_registry: %d check(s) failed\n", failures);
         return 1;

@@ -13,7 +13,9 @@
  *
  * Environment: MLA_VAR3_GRID=small (~8 tiny cases per design, for compute-sanitizer) or full
  * (default); MLA_VAR3_TILING_ALL=1 also runs a few cases with every candidate tiling of every
- * version; MLA_VAR3_VERSIONS=name,name runs only those versions. Output: one line per case,
+ * version; MLA_VAR3_TILING=fields ("splits=2") overrides the tiling of every grid case (a version
+ * whose rules refuse it reports those cases as skipped); MLA_VAR3_VERSIONS=name,name runs only
+ * those versions. Output: one line per case,
  * "N passed, M failed, K skipped" last; exit 1 if anything failed, 77 without a GPU (or with
  * nothing runnable).
  */
@@ -239,12 +241,14 @@ int main(void)
     const char *ta = getenv("MLA_VAR3_TILING_ALL");
     int tiling_all = ta && ta[0] && strcmp(ta, "0") != 0;
 
+    const char *tiling = getenv("MLA_VAR3_TILING");
+    if (tiling && !tiling[0]) tiling = NULL;
     const char *only = getenv("MLA_VAR3_VERSIONS");
     if (only && !only[0]) only = NULL;
     int nv = mla_registry_count();
-    printf("test_kernels: %s (cc %d.%d, %d SMs), %d registered versions, %d cases per design (%s grid)%s\n",
+    printf("test_kernels: %s (cc %d.%d, %d SMs), %d registered versions, %d cases per design (%s grid)%s%s%s\n",
            dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, nv, ncases, small ? "small" : "full",
-           tiling_all ? ", every tiling" : "");
+           tiling_all ? ", every tiling" : "", tiling ? ", tiling " : "", tiling ? tiling : "");
     const mla_kernel_version *run[64];
     vstat vs[64];
     memset(vs, 0, sizeof vs);
@@ -267,7 +271,7 @@ int main(void)
 
     for (int ci = 0; ci < ncases && !fatal; ci++) {
         if (use_random(&cases[ci])) {
-            for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &cases[ci], NULL, NULL, &vs[v]);
+            for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &cases[ci], NULL, tiling, &vs[v]);
             continue;
         }
         mla_gen g;
@@ -275,7 +279,7 @@ int main(void)
             failed += nrun;
             continue;
         }
-        for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &cases[ci], &g, NULL, &vs[v]);
+        for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &cases[ci], &g, tiling, &vs[v]);
         mla_gen_destroy(&g);
     }
 

@@ -427,6 +427,11 @@ typedef void (*CombineFn)(LatentArgs, int, long long, const float *, const float
 // Host glue. Every hopper flash_mla version has one tile (64 rows, one page, 12 warps, 2 stages)
 // and a free split count.
 
+// The most splits merged in a cluster (OPT_CMERGE). Two only, for now: a cluster of two fits a
+// TPC, so the 64 two-CTA clusters of b=32,s=1 always run as one wave of 128 CTAs on 132 SMs;
+// clusters of 4 or 8 with one CTA per SM depend on how many SMs each GPC has (not measured).
+constexpr int CMERGE_MAXS = 2;
+
 // Q by TMA (seesaw OPT_Q_TMA): a row block must be one box of the query's tensor map (q_tmap):
 // h rows x 64 / h tokens when h divides 64, 64 heads of one token when 64 divides h.
 inline bool q_tma_ok(int h) { return h > 0 && (64 % h == 0 || h % 64 == 0); }
@@ -445,12 +450,27 @@ struct Version {
     // validate refuses them.
     MainQFn mainq = nullptr;
     size_t smemq = 0;
+    // `mainq` with the splits' merge in the kernel (seesaw OPT_CMERGE): the splits of a row
+    // block run as one cluster and merge through distributed shared memory, with no workspace
+    // and no combine launch. Used instead of `mainq` when the plan has 2..CMERGE_MAXS splits.
+    MainQFn mainc = nullptr;
+    size_t smemc = 0;
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
     bool qtma(const mla_problem *pb) const { return mainq && !cluster2(pb) && q_tma_ok(pb->h); }
+    bool cmerge(const mla_problem *pb, int splits) const
+    {
+        return mainc && qtma(pb) && splits >= 2 && splits <= CMERGE_MAXS;
+    }
     // The shared memory of the main kernel that runs pb: the split planner's CTAs-per-SM bound
-    // and validate's limit must see this one (a version without `main` has smem = 0).
-    size_t smem_for(const mla_problem *pb) const { return cluster2(pb) ? smem2 : qtma(pb) ? smemq : smem; }
+    // and validate's limit must see this one (a version without `main` has smem = 0). With a
+    // merge kernel, the larger of the two (the split count is not known before the plan).
+    size_t smem_for(const mla_problem *pb) const
+    {
+        if (cluster2(pb)) return smem2;
+        if (qtma(pb)) return mainc && smemc > smemq ? smemc : smemq;
+        return smem;
+    }
 };
 
 inline bool tile_ok(const mla_tiling *t)
@@ -461,8 +481,10 @@ inline bool tile_ok(const mla_tiling *t)
 inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
 {
     const int row_blocks = (pb->s * pb->h + BM - 1) / BM;
-    return plan_splits(row_blocks, pb->b, pb->t, BN, v.smem_for(pb), t->splits, dev,
-                       (long long)pb->b * pb->s * pb->h, DA, false);
+    SplitPlan r = plan_splits(row_blocks, pb->b, pb->t, BN, v.smem_for(pb), t->splits, dev,
+                              (long long)pb->b * pb->s * pb->h, DA, false);
+    if (v.cmerge(pb, r.splits)) r.ws_o = r.ws_lse = 0;  // merged in shared memory
+    return r;
 }
 
 inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
@@ -493,13 +515,15 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
     if (stage == 0) {
         if (v.cluster2(pb))
             set_cfg(cfg, (const void *)v.main2, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem2);
+        else if (v.cmerge(pb, r.splits))
+            set_cfg(cfg, (const void *)v.mainc, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemc);
         else if (v.qtma(pb))
             set_cfg(cfg, (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemq);
         else
             set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem);
         return 1;
     }
-    if (stage == 1 && r.splits > 1) {
+    if (stage == 1 && r.splits > 1 && !v.cmerge(pb, r.splits)) {
         set_cfg(cfg, (const void *)v.combine_fn(), (unsigned)((r.rows + 7) / 8), 1, 1, 256, 0);
         return 1;
     }
@@ -524,6 +548,10 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
         mla_status e = set_smem((const void *)v.mainq, v.smemq, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
     }
+    if (v.mainc) {
+        mla_status e = set_smem((const void *)v.mainc, v.smemc, "flash_mla hopper: cudaFuncSetAttribute");
+        if (e != MLA_STATUS_OK) return e;
+    }
     return v.main ? set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute") : MLA_STATUS_OK;
 }
 
@@ -540,6 +568,25 @@ cudaError_t launch_pdl(void (*fn)(K...), dim3 grid, unsigned threads, size_t sme
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, fn, std::forward<A>(args)...);
+}
+
+// A launch of NTHREADS-thread CTAs in clusters of `cluster` CTAs.
+template <typename... K, typename... A>
+cudaError_t launch_cluster(void (*fn)(K...), dim3 grid, dim3 cluster, size_t smem, cudaStream_t st, A &&...args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(NTHREADS);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cluster.x;
+    attr[0].val.clusterDim.y = cluster.y;
+    attr[0].val.clusterDim.z = cluster.z;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, fn, std::forward<A>(args)...);
@@ -619,20 +666,16 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
     const float sl2 = pb->scale * 1.4426950408889634f;
     if ((args->stage_mask & 1u) && v.cluster2(pb)) {
         // Row blocks 2k and 2k + 1 (one query token's 128 heads) form a cluster.
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = r.grid;
-        cfg.blockDim = dim3(NTHREADS);
-        cfg.dynamicSmemBytes = v.smem2;
-        cfg.stream = st;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 2;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        cudaError_t ce = cudaLaunchKernelEx(&cfg, v.main2, tmap, a, r.splits, sl2, to);
+        cudaError_t ce = launch_cluster(v.main2, r.grid, dim3(2, 1, 1), v.smem2, st, tmap, a, r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper cluster launch");
+    } else if ((args->stage_mask & 1u) && v.cmerge(pb, r.splits)) {
+        // The splits of a row block (grid y) form a cluster and merge in it: no combine stage.
+        CUtensorMap qmap;
+        e = q_tmap(v, pb, x, &qmap);
+        if (e != MLA_STATUS_OK) return e;
+        cudaError_t ce = launch_cluster(v.mainc, r.grid, dim3(1, (unsigned)r.splits, 1), v.smemc, st, tmap, qmap, a,
+                                        r.splits, sl2, to);
+        if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper merge-cluster launch");
     } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
@@ -645,7 +688,7 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;
     }
-    if (r.splits > 1 && (args->stage_mask & 2u)) {
+    if (r.splits > 1 && !v.cmerge(pb, r.splits) && (args->stage_mask & 2u)) {
         // The combine's CTAs are launched while the main grid's last wave runs and wait in
         // griddepcontrol.wait; graph capture keeps the edge.
         cudaError_t ce = launch_pdl(v.combine_fn(), dim3((unsigned)((r.rows + 7) / 8)), 256, 0, st, a, r.splits, r.rows,

@@ -17,6 +17,7 @@ constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]
 constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], sums[2]
 constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1024;
 constexpr size_t MSMEM_BYTES = SMEM_BYTES + 2 * STAGES * sizeof(uint64_t);  // + empty[stage][group]
+constexpr size_t CSMEM_BYTES = SMEM_BYTES + 5 * sizeof(uint64_t);  // + qbar, ready[2], done[2] (OPT_CMERGE)
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
@@ -82,7 +83,8 @@ enum : int {
     OPT_MCAST = 2048,
     OPT_MC_NOMULTI = 4096,  // probe only: OPT_MCAST's coupling, each CTA loading its own pages
     OPT_MC_LOCAL = 8192,    // probe only: OPT_MCAST's producer thread, no coupling, own pages
-    OPT_Q_TMA = 16384
+    OPT_Q_TMA = 16384,
+    OPT_CMERGE = 32768
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -113,6 +115,15 @@ constexpr float LAZY_TH = 8.f;
 //     instead of by the consumers' loads. The timeline probe of v9 measured 7300 (s=1) to 10200
 //     (s=16) SM cycles from the consumers' start to Q loaded with load_q_batched, 4-7 % of a CTA
 //     that runs 16-32 pairs, while one 72 KB TMA from L2 takes ~1100-2000.
+//   OPT_CMERGE (static split grid with OPT_Q_TMA, nsplits >= 2): the splits of a row block run as
+//     one cluster (1 x nsplits x 1) and merge their results through distributed shared memory at
+//     the end instead of through fp32 partials in global memory and a combine kernel. Each CTA
+//     leaves its normalised O halves and row lse in its own shared memory (the staged store's
+//     layout), tells its peers (a remote arrive on their "ready" mbarrier, one per consumer half),
+//     then merges rows q, q + nsplits, ... (q = its split) from every CTA's copy and writes them
+//     in bf16; a second mbarrier ("done") keeps each CTA alive until its peers have read it. At
+//     b=32,s=1 (two splits) v9/v11 spent 6.0 us in the combine launch after a 72.9 us main kernel,
+//     and each CTA wrote 128 KB of fp32 partials; here a CTA writes 32 KB of bf16.
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -472,11 +483,112 @@ __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &po
     }
 }
 
+// OPT_CMERGE's finish (nsplits >= 2, split q of a cluster of nsplits CTAs): consumer w's half of
+// O, normalised, and its rows' lse go to its own part of the first stage; once every peer's
+// consumer w has done the same (cbar[w], nsplits - 1 remote arrives), it merges rows q,
+// q + nsplits, ... of its half from all nsplits copies and writes them in bf16, then tells the
+// peers it is done reading them (cbar[2 + w]) and waits until they are done reading its copy.
+// Each consumer half is merged alone: both consumers hold the same row maxima and sums, so each
+// computes the same lse and needs nothing from the other.
+constexpr int CM_MAXS = 4;  // the host clusters at most this many splits
+constexpr size_t CM_LSE = 2 * (size_t)STAGE_HALF;                      // float [2][BM]: row lse
+constexpr size_t CM_W = CM_LSE + 2 * BM * sizeof(float);                  // float [2][BM / 2][CM_MAXS]
+static_assert(CM_W + 2 * (BM / 2) * CM_MAXS * sizeof(float) <= (size_t)STAGES * TILE_BYTES,
+              "the merge's scratch must fit in the two stages");
+__device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &pol, const KvRange &kr,
+                                                  const Consumer &c, int own, const float (&o)[128],
+                                                  const float (&lt)[2], const float (&mr)[2], char *stage, int ns,
+                                                  int q, uint64_t *cbar)
+{
+    char *half = stage + c.w * STAGE_HALF;
+    float *lse_w = reinterpret_cast<float *>(stage + CM_LSE) + c.w * BM;
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+        const int row = c.r0 + 8 * rr;
+        const bool none = !(lt[rr] > 0.f);
+        const float inv = none ? 0.f : 1.f / lt[rr];
+#pragma unroll
+        for (int n = 0; n < 32; ++n)
+            *reinterpret_cast<float2 *>(half + row * STAGE_ROW_F32 + (8 * n + 2 * c.c4) * 4) =
+                make_float2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
+        if (c.c4 == 0) lse_w[row] = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
+    }
+    named_bar_sync(BAR_OWN + c.w, 128);
+    cluster_wait();  // every peer's barriers are initialised (arrived at the CTA's start)
+    if (own == 0) {
+        fence_acq_rel_cluster();  // the half and lse above, published with the arrives
+        for (int j = 0; j < ns; ++j)
+            if (j != q) mbar_arrive_cluster(&cbar[c.w], (uint32_t)j);
+    }
+    mbar_wait_cluster(&cbar[c.w], 0);
+
+    // This CTA's rows: q + ns * i for i < nmine; their weights (one thread a row).
+    const int nmine = (BM - q + ns - 1) / ns;
+    float *wt = reinterpret_cast<float *>(stage + CM_W) + c.w * (BM / 2) * CM_MAXS;
+    if (own < nmine) {
+        const int row = q + ns * own;
+        const uint32_t la = smem_addr(lse_w + row);
+        float l[CM_MAXS], mx = -CUDART_INF_F;
+#pragma unroll
+        for (int j = 0; j < CM_MAXS; ++j) {
+            l[j] = j < ns ? (j == q ? lse_w[row] : ld_dsmem_f32(dsmem_addr(la, (uint32_t)j))) : -CUDART_INF_F;
+            mx = fmaxf(mx, l[j]);
+        }
+        float den = 0.f;
+#pragma unroll
+        for (int j = 0; j < CM_MAXS; ++j) {
+            l[j] = mx == -CUDART_INF_F ? 0.f : __expf(l[j] - mx);  // nothing visible: all weights 0
+            den += l[j];
+        }
+        const float inv = den > 0.f ? 1.f / den : 0.f;
+#pragma unroll
+        for (int j = 0; j < CM_MAXS; ++j) wt[own * CM_MAXS + j] = l[j] * inv;
+        const int m = kr.m0 + row;
+        if (c.w == 0 && m <= kr.m_last)
+            if (float *lp = pol.lse_at(m)) *lp = den > 0.f ? mx + logf(den) : -CUDART_INF_F;
+    }
+    named_bar_sync(BAR_OWN + c.w, 128);
+    // 16-byte pieces: 64 per row of the half; a warp instruction reads 512 contiguous bytes of
+    // one copy and writes 256 of the output row.
+    const uint32_t hbase = smem_addr(half);
+    for (int idx = own; idx < nmine * 64; idx += 128) {
+        const int i = idx >> 6, pc = idx & 63, row = q + ns * i, m = kr.m0 + row;
+        if (m > kr.m_last) continue;
+        const uint32_t la = hbase + row * STAGE_ROW_F32 + pc * 16;
+        float4 v[CM_MAXS];
+#pragma unroll
+        for (int j = 0; j < CM_MAXS; ++j)
+            if (j < ns && wt[i * CM_MAXS + j] != 0.f)
+                v[j] = j == q ? *reinterpret_cast<const float4 *>(half + row * STAGE_ROW_F32 + pc * 16)
+                              : ld_dsmem_v4(dsmem_addr(la, (uint32_t)j));
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int j = 0; j < CM_MAXS; ++j) {
+            const float w = j < ns ? wt[i * CM_MAXS + j] : 0.f;
+            if (w != 0.f) {
+                acc.x += w * v[j].x;
+                acc.y += w * v[j].y;
+                acc.z += w * v[j].z;
+                acc.w += w * v[j].w;
+            }
+        }
+        *reinterpret_cast<uint2 *>(pol.out_row(m) + c.w * 256 + pc * 4) =
+            make_uint2(pack_bf16x2(acc.x, acc.y), pack_bf16x2(acc.z, acc.w));
+    }
+    // Every load above has returned (its value was stored) once all 128 threads pass this.
+    named_bar_sync(BAR_OWN + c.w, 128);
+    if (own == 0)
+        for (int j = 0; j < ns; ++j)
+            if (j != q) mbar_arrive_cluster(&cbar[2 + c.w], (uint32_t)j);
+    mbar_wait_cluster(&cbar[2 + c.w], 0);  // no peer reads this CTA's copy any more
+}
+
 template <int OPT = 0>
 __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                             int split, const KvRange &kr, const Consumer &c, float *red,
                                             uint64_t *sums, uint32_t parity, long long slot,
-                                            const float (&o)[128], int own = 0, char *stage = nullptr)
+                                            const float (&o)[128], int own = 0, char *stage = nullptr,
+                                            uint64_t *cbar = nullptr)
 {
     float l0 = c.l_run0, l1 = c.l_run1;
     quad_sum2(l0, l1);
@@ -501,7 +613,9 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
         ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[1]);
     }
     const float mr[2] = {c.m_run0, c.m_run1};
-    if (OPT & OPT_STAGED_STORE)
+    if ((OPT & OPT_CMERGE) && to.partial)
+        store_rows_cmerge(pol, kr, c, own, o, lt, mr, stage, nsplits, split, cbar);
+    else if (OPT & OPT_STAGED_STORE)
         store_rows_staged(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage);
     else
         store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr, slot);
@@ -685,8 +799,10 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     uint64_t *sums = full + STAGES * NBOX;
     uint64_t *empty = sums + 2;  // OPT_MCAST: [stage][group]
     uint64_t *qbar = sums + 2;   // OPT_Q_TMA (MSMEM_BYTES holds it)
+    uint64_t *cbar = sums + 3;   // OPT_CMERGE: ready[2], done[2] (CSMEM_BYTES)
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
-    constexpr bool MC = (OPT & OPT_MCAST) != 0, QT = (OPT & OPT_Q_TMA) != 0;
+    constexpr bool MC = (OPT & OPT_MCAST) != 0, QT = (OPT & OPT_Q_TMA) != 0, CM = (OPT & OPT_CMERGE) != 0;
+    static_assert(!CM || (QT && (OPT & OPT_STAGED_STORE)), "OPT_CMERGE extends the Q-by-TMA, staged-store kernel");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
     if (tid == 0) {
@@ -696,14 +812,19 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (MC)
             for (int i = 0; i < 2 * STAGES; ++i) ptx::mbarrier_init(&empty[i], (OPT & OPT_MC_LOCAL) ? 1 : 2);
         if (QT) ptx::mbarrier_init(qbar, 1);
+        if (CM && to.partial)
+            for (int i = 0; i < 4; ++i) ptx::mbarrier_init(&cbar[i], nsplits - 1);
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
     if (MC) cluster_sync_relaxed();  // both CTAs' barriers exist before any multicast or remote arrive
+    // OPT_CMERGE: the consumers wait at the end (store_rows_cmerge), the others right away
+    if (CM && to.partial) cluster_arrive_relaxed();
 
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
     if (wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
+        if (CM && to.partial) cluster_wait();
         if (MC) {
             if (tid == 0) mcast_producer<OPT>(tmap, a, nsplits, full, empty, sKA);
             cluster_sync();  // neither CTA leaves while the other may still write into it
@@ -852,7 +973,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 6);
             }
             V3_MK(2);
-            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
+            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, cbar);
             V3_MK(3);
         } else {
             // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
@@ -925,7 +1046,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 reg_fence(s);
                 V3_TR(1, i >> 1, 6);
             }
-            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
+            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, cbar);
         }
         phA += (np + 1) >> 1;
         phB += np >> 1;

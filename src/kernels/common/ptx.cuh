@@ -171,6 +171,43 @@ __device__ __forceinline__ void mbar_wait_cluster(const void *bar, uint32_t pari
                      : "memory");
     } while (!done);
 }
+// The cluster barrier in two halves (flash_mla's OPT_CMERGE): arrive at the CTA's start, wait
+// just before the first remote access at its end, so the wait costs nothing by then. Relaxed:
+// what it orders is the mbarrier initialisations, released by fence.mbarrier_init.
+template <int N = 0>
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory"); }
+template <int N = 0>
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait;\n" ::: "memory"); }
+// Orders this thread's (and, after a bar.sync, its CTA's) shared-memory writes before a later
+// arrive that another CTA of the cluster acquires (mbar_wait_cluster).
+template <int N = 0>
+__device__ __forceinline__ void fence_acq_rel_cluster() { asm volatile("fence.acq_rel.cluster;\n" ::: "memory"); }
+// The address of a local shared-memory location's twin in CTA `cta` of the cluster, and loads
+// through it (distributed shared memory).
+template <int N = 0>
+__device__ __forceinline__ uint32_t dsmem_addr(uint32_t local, uint32_t cta)
+{
+    uint32_t ra;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(ra) : "r"(local), "r"(cta));
+    return ra;
+}
+template <int N = 0>
+__device__ __forceinline__ float ld_dsmem_f32(uint32_t ra)
+{
+    float v;
+    asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(ra) : "memory");
+    return v;
+}
+template <int N = 0>
+__device__ __forceinline__ float4 ld_dsmem_v4(uint32_t ra)
+{
+    float4 v;
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(ra)
+                 : "memory");
+    return v;
+}
 // 2-D TMA load of one box into the same shared-memory offset of every CTA in `mask`, each
 // completing the box's bytes on its own mbarrier at `bar`'s offset.
 template <int N = 0>

@@ -9,7 +9,8 @@
 # tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all). A stage that needs
 # binaries builds first if they are missing. MLA_VAR3_VERSIONS=a,b limits test_kernels (and so
 # test and sanitize) to those versions; MLA_VAR3_SANITIZE_VERSIONS=a,b (default: the same) the
-# sanitizer runs only; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all. The whole
+# sanitizer runs only; MLA_VAR3_SANITIZE_TILING=splits=2 (say) overrides the tiling of every
+# sanitizer case; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all. The whole
 # script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
 # is left, and a step with no time left is skipped and says so. A short summary table is
 # printed last. $OUT gets five files (the device tool returns at most 8):
@@ -178,8 +179,10 @@ do_smoke() {
   local log="$EXTRA/smoke.log" v d c rc nf=0 first="" first_rc=0
   : >"$log"
   [ -z "${MLA_VAR3_VERSIONS:-}" ] && { note smoke "skipped (no MLA_VAR3_VERSIONS)"; return; }
+  # (splits=2: the split merge, in the main kernel's cluster from flash_mla_v12 on)
   local cases=("--b=2 --s=1 --t=200 --h=16" "--b=3 --s=4 --t=1000 --h=128 --varlen"
-               "--b=2 --s=16 --t=129 --h=16 --causal=0" "--b=32 --s=1 --t=4096 --h=128")
+               "--b=2 --s=16 --t=129 --h=16 --causal=0" "--b=3 --s=2 --t=100 --h=64 --varlen --tiling=splits=2"
+               "--b=32 --s=1 --t=4096 --h=128")
   for v in ${MLA_VAR3_VERSIONS//,/ }; do
     d=${v%_v[0-9]*}
     for c in "${cases[@]}"; do
@@ -245,7 +248,7 @@ do_sanitize() {
     : >"$log"
     case $tool in memcheck) lim=90 ;; racecheck) lim=90 ;; *) lim=60 ;; esac
     MLA_VAR3_VERSIONS=${MLA_VAR3_SANITIZE_VERSIONS:-${MLA_VAR3_VERSIONS:-}} MLA_VAR3_GRID=small \
-      step $lim "$log" compute-sanitizer --tool $tool --print-limit 100 "$exe"
+      MLA_VAR3_TILING=${MLA_VAR3_SANITIZE_TILING:-} step $lim "$log" compute-sanitizer --tool $tool --print-limit 100 "$exe"
     local rc=$?
     local s
     s=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed 's/^=* *//')

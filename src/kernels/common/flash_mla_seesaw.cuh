@@ -17,7 +17,6 @@ constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]
 constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[STAGES][NBOX], sums[2]
 constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 2) * sizeof(uint64_t) + 1024;
 constexpr size_t MSMEM_BYTES = SMEM_BYTES + 2 * STAGES * sizeof(uint64_t);  // + empty[stage][group]
-constexpr size_t CSMEM_BYTES = SMEM_BYTES + 5 * sizeof(uint64_t);  // + qbar, ready[2], done[2] (OPT_CMERGE)
 static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v3 exceeds the 227 KB shared-memory opt-in");
 static_assert(OFF_K % 1024 == 0, "swizzled tiles need 1024-byte alignment");
 
@@ -84,7 +83,8 @@ enum : int {
     OPT_MC_NOMULTI = 4096,  // probe only: OPT_MCAST's coupling, each CTA loading its own pages
     OPT_MC_LOCAL = 8192,    // probe only: OPT_MCAST's producer thread, no coupling, own pages
     OPT_Q_TMA = 16384,
-    OPT_CMERGE = 32768
+    OPT_CMERGE = 32768,
+    OPT_L2_PF = 65536
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -119,11 +119,21 @@ constexpr float LAZY_TH = 8.f;
 //     one cluster (1 x nsplits x 1) and merge their results through distributed shared memory at
 //     the end instead of through fp32 partials in global memory and a combine kernel. Each CTA
 //     leaves its normalised O halves and row lse in its own shared memory (the staged store's
-//     layout), tells its peers (a remote arrive on their "ready" mbarrier, one per consumer half),
-//     then merges rows q, q + nsplits, ... (q = its split) from every CTA's copy and writes them
-//     in bf16; a second mbarrier ("done") keeps each CTA alive until its peers have read it. At
+//     layout), and after a cluster barrier merges rows q, q + nsplits, ... (q = its split) from
+//     every CTA's copy and writes them in bf16; a second cluster barrier keeps each CTA alive
+//     until its peers have read it. At
 //     b=32,s=1 (two splits) v9/v11 spent 6.0 us in the combine launch after a 72.9 us main kernel,
 //     and each CTA wrote 128 KB of fp32 partials; here a CTA writes 32 KB of bf16.
+//   OPT_L2_PF (static split grid, no OPT_MCAST, rows of a request <= 2 * BM): warp 0 of the
+//     idle producer warpgroup prefetches the CTA's pages into L2 by line, PF_AHEAD pages past the
+//     pair the consumers are on (consumer 0 publishes its page index in shared memory). Where a
+//     page is read by at most two row blocks (s * h <= 128) its TMA reload comes from DRAM, and the
+//     v9 probe had that pair at ~6400 SM cycles against ~5500 when pages come from L2. Two
+//     earlier prefetches were slower on every row (v6, see above): one cp.async.bulk.prefetch a
+//     page (through the TMA unit, ahead of the reloads) and prefetch.L2 by line from consumer 1
+//     (whose later release-arrives then wait for the prefetches' DRAM round trips). Here no
+//     consumer thread issues a prefetch and the prefetching warp never arrives on anything.
+constexpr int PF_AHEAD = 4;
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -484,12 +494,13 @@ __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &po
 }
 
 // OPT_CMERGE's finish (nsplits >= 2, split q of a cluster of nsplits CTAs): consumer w's half of
-// O, normalised, and its rows' lse go to its own part of the first stage; once every peer's
-// consumer w has done the same (cbar[w], nsplits - 1 remote arrives), it merges rows q,
-// q + nsplits, ... of its half from all nsplits copies and writes them in bf16, then tells the
-// peers it is done reading them (cbar[2 + w]) and waits until they are done reading its copy.
-// Each consumer half is merged alone: both consumers hold the same row maxima and sums, so each
-// computes the same lse and needs nothing from the other.
+// O, normalised, and its rows' lse go to its own part of the first stage; after a cluster barrier
+// (every CTA's copies written), it merges rows q, q + nsplits, ... of its half from all nsplits
+// copies and writes them in bf16; a second cluster barrier keeps every CTA alive until its peers
+// have read it. Each consumer half is merged alone: both consumers hold the same row maxima and
+// sums, so each computes the same lse. Cluster barriers rather than remote mbarrier arrives:
+// compute-sanitizer's racecheck follows those (it reported the arrive/wait handshake's reads as
+// races with the writes they wait for), and the barrier's two phases cost two waits per CTA.
 constexpr int CM_MAXS = 4;  // the host clusters at most this many splits
 constexpr size_t CM_LSE = 2 * (size_t)STAGE_HALF;                      // float [2][BM]: row lse
 constexpr size_t CM_W = CM_LSE + 2 * BM * sizeof(float);                  // float [2][BM / 2][CM_MAXS]
@@ -498,7 +509,7 @@ static_assert(CM_W + 2 * (BM / 2) * CM_MAXS * sizeof(float) <= (size_t)STAGES * 
 __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &pol, const KvRange &kr,
                                                   const Consumer &c, int own, const float (&o)[128],
                                                   const float (&lt)[2], const float (&mr)[2], char *stage, int ns,
-                                                  int q, uint64_t *cbar)
+                                                  int q)
 {
     char *half = stage + c.w * STAGE_HALF;
     float *lse_w = reinterpret_cast<float *>(stage + CM_LSE) + c.w * BM;
@@ -513,14 +524,9 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
                 make_float2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
         if (c.c4 == 0) lse_w[row] = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
     }
-    named_bar_sync(BAR_OWN + c.w, 128);
-    cluster_wait();  // every peer's barriers are initialised (arrived at the CTA's start)
-    if (own == 0) {
-        fence_acq_rel_cluster();  // the half and lse above, published with the arrives
-        for (int j = 0; j < ns; ++j)
-            if (j != q) mbar_arrive_cluster(&cbar[c.w], (uint32_t)j);
-    }
-    mbar_wait_cluster(&cbar[c.w], 0);
+    // Every CTA's halves and lse are written (and every CTA of the cluster has started, which a
+    // distributed shared memory access needs).
+    cluster_sync();
 
     // This CTA's rows: q + ns * i for i < nmine; their weights (one thread a row).
     const int nmine = (BM - q + ns - 1) / ns;
@@ -575,20 +581,14 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
         *reinterpret_cast<uint2 *>(pol.out_row(m) + c.w * 256 + pc * 4) =
             make_uint2(pack_bf16x2(acc.x, acc.y), pack_bf16x2(acc.z, acc.w));
     }
-    // Every load above has returned (its value was stored) once all 128 threads pass this.
-    named_bar_sync(BAR_OWN + c.w, 128);
-    if (own == 0)
-        for (int j = 0; j < ns; ++j)
-            if (j != q) mbar_arrive_cluster(&cbar[2 + c.w], (uint32_t)j);
-    mbar_wait_cluster(&cbar[2 + c.w], 0);  // no peer reads this CTA's copy any more
+    cluster_sync();  // no peer reads this CTA's copies any more
 }
 
 template <int OPT = 0>
 __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                             int split, const KvRange &kr, const Consumer &c, float *red,
                                             uint64_t *sums, uint32_t parity, long long slot,
-                                            const float (&o)[128], int own = 0, char *stage = nullptr,
-                                            uint64_t *cbar = nullptr)
+                                            const float (&o)[128], int own = 0, char *stage = nullptr)
 {
     float l0 = c.l_run0, l1 = c.l_run1;
     quad_sum2(l0, l1);
@@ -614,7 +614,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
     }
     const float mr[2] = {c.m_run0, c.m_run1};
     if ((OPT & OPT_CMERGE) && to.partial)
-        store_rows_cmerge(pol, kr, c, own, o, lt, mr, stage, nsplits, split, cbar);
+        store_rows_cmerge(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
     else if (OPT & OPT_STAGED_STORE)
         store_rows_staged(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage);
     else
@@ -775,6 +775,23 @@ __device__ __forceinline__ void group_done(const CUtensorMap *tmap, char *sK, ui
         load_boxes(tmap, sK, full, pg, mask);
 }
 
+// OPT_L2_PF's prefetcher (one warp): pages 2.. of the CTA's range, page j once the consumers
+// are on page j - 1 - PF_AHEAD or later (*progress, written by consumer 0; np at its end, so
+// this never waits past the last pair). A 72 KB page is 576 lines of 128 bytes, 18 a lane.
+__device__ __forceinline__ void l2_prefetcher(const LatentArgs &a, const KvRange &kr, const int *bt,
+                                              const volatile int *progress, int lane)
+{
+    const int np = kr.b1 - kr.b0;
+    for (int j = 2; j < np; ++j) {
+        while (j > *progress + 1 + PF_AHEAD) __nanosleep(256);
+        const char *pg = reinterpret_cast<const char *>(a.cache + (long long)__ldg(bt + kr.b0 + j) * BN * DQK) + lane * 128;
+        // not unrolled: this warp runs under setmaxnreg's 40 registers
+#pragma unroll 1
+        for (int k = 0; k < TILE_BYTES / 128 / 32; ++k, pg += 32 * 128)
+            asm volatile("prefetch.global.L2 [%0];\n" ::"l"(pg));
+    }
+}
+
 // One CTA of a seesaw kernel (384 threads, SMEM_BYTES of dynamic shared memory; tmap is the
 // address of the kernel's __grid_constant__ tensor map).
 //   SCHED = false (static split grid): CTA (row block x, split y, request z); one segment, the
@@ -799,9 +816,14 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     uint64_t *sums = full + STAGES * NBOX;
     uint64_t *empty = sums + 2;  // OPT_MCAST: [stage][group]
     uint64_t *qbar = sums + 2;   // OPT_Q_TMA (MSMEM_BYTES holds it)
-    uint64_t *cbar = sums + 3;   // OPT_CMERGE: ready[2], done[2] (CSMEM_BYTES)
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
     constexpr bool MC = (OPT & OPT_MCAST) != 0, QT = (OPT & OPT_Q_TMA) != 0, CM = (OPT & OPT_CMERGE) != 0;
+    constexpr bool PF = (OPT & OPT_L2_PF) != 0;
+    static_assert(!PF || (!SCHED && !MC && QT), "OPT_L2_PF is for the static split grid's Q-by-TMA kernel");
+    // OPT_L2_PF: the consumers' page index (qbar's neighbour, inside MSMEM_BYTES); only for a
+    // request whose rows fit two row blocks, where the pages come from DRAM.
+    volatile int *progress = reinterpret_cast<volatile int *>(sums + 3);
+    const bool pf_on = PF && a.s * a.h <= 2 * BM;
     static_assert(!CM || (QT && (OPT & OPT_STAGED_STORE)), "OPT_CMERGE extends the Q-by-TMA, staged-store kernel");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
@@ -812,19 +834,24 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (MC)
             for (int i = 0; i < 2 * STAGES; ++i) ptx::mbarrier_init(&empty[i], (OPT & OPT_MC_LOCAL) ? 1 : 2);
         if (QT) ptx::mbarrier_init(qbar, 1);
-        if (CM && to.partial)
-            for (int i = 0; i < 4; ++i) ptx::mbarrier_init(&cbar[i], nsplits - 1);
+        if (PF) *progress = -2;  // before the first pair: pages 2 and 3 only (the start is DRAM-bound)
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
     if (MC) cluster_sync_relaxed();  // both CTAs' barriers exist before any multicast or remote arrive
-    // OPT_CMERGE: the consumers wait at the end (store_rows_cmerge), the others right away
-    if (CM && to.partial) cluster_arrive_relaxed();
 
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
     if (wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
-        if (CM && to.partial) cluster_wait();
+        if (pf_on && tid < 32) {
+            const LatentPolicy<DA, DB> pol(&a, blockIdx.z);
+            l2_prefetcher(a, kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits),
+                          a.block_table + (long long)blockIdx.z * a.bt_stride, progress, tid);
+        }
+        if (CM && to.partial) {  // the two phases of the consumers' merge (store_rows_cmerge)
+            cluster_sync_relaxed();
+            cluster_sync_relaxed();
+        }
         if (MC) {
             if (tid == 0) mcast_producer<OPT>(tmap, a, nsplits, full, empty, sKA);
             cluster_sync();  // neither CTA leaves while the other may still write into it
@@ -916,6 +943,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = !MC && nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = !MC && nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                if (PF && own == 0) *progress = i;
                 V3_TR(0, i >> 1, 0);
                 own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
                 named_bar_arrive(BAR_PA, CONSUMERS);
@@ -973,7 +1001,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 6);
             }
             V3_MK(2);
-            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, cbar);
+            if (PF && own == 0) *progress = np;  // the prefetcher never waits past the end
+            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
             V3_MK(3);
         } else {
             // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
@@ -1046,7 +1075,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 reg_fence(s);
                 V3_TR(1, i >> 1, 6);
             }
-            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, cbar);
+            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
         }
         phA += (np + 1) >> 1;
         phB += np >> 1;

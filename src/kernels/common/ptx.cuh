@@ -171,19 +171,8 @@ __device__ __forceinline__ void mbar_wait_cluster(const void *bar, uint32_t pari
                      : "memory");
     } while (!done);
 }
-// The cluster barrier in two halves (flash_mla's OPT_CMERGE): arrive at the CTA's start, wait
-// just before the first remote access at its end, so the wait costs nothing by then. Relaxed:
-// what it orders is the mbarrier initialisations, released by fence.mbarrier_init.
-template <int N = 0>
-__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory"); }
-template <int N = 0>
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait;\n" ::: "memory"); }
-// Orders this thread's (and, after a bar.sync, its CTA's) shared-memory writes before a later
-// arrive that another CTA of the cluster acquires (mbar_wait_cluster).
-template <int N = 0>
-__device__ __forceinline__ void fence_acq_rel_cluster() { asm volatile("fence.acq_rel.cluster;\n" ::: "memory"); }
 // The address of a local shared-memory location's twin in CTA `cta` of the cluster, and loads
-// through it (distributed shared memory).
+// through it (distributed shared memory; flash_mla's OPT_CMERGE).
 template <int N = 0>
 __device__ __forceinline__ uint32_t dsmem_addr(uint32_t local, uint32_t cta)
 {

@@ -38,10 +38,10 @@ flash_mla_v12_merge(const __grid_constant__ CUtensorMap tmap, const __grid_const
 
 constexpr fmh::Version kVersion = {"flash_mla_v12", nullptr,          0,           fmh::flash_mla_hopper_combine_mlp<DA>,
                                    nullptr,         0,                flash_mla_v12, MSMEM_BYTES,
-                                   flash_mla_v12_merge, CSMEM_BYTES};
+                                   flash_mla_v12_merge, MSMEM_BYTES};
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v12, 12, 1,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v12, 12, 0,
                  "hopper: v11 with two splits of a row block merged in a cluster through distributed shared "
                  "memory (no combine launch)")

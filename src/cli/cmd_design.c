@@ -273,12 +273,17 @@ static void print_check(const mla_check_report *rep)
 /* No GPU: the CPU reference                                                                 */
 /* ---------------------------------------------------------------------------------------- */
 
+/* The version a GPU run would default to, the architecture gate aside: the newest one not
+ * marked not_default (the newest of all if every one is). */
 static const mla_kernel_version *newest_registered(mla_design d)
 {
     const mla_kernel_version *best = NULL;
     for (int i = 0; i < mla_registry_count(); i++) {
         const mla_kernel_version *kv = mla_registry_get(i);
-        if (kv && kv->design == d && (!best || kv->version > best->version)) best = kv;
+        if (!kv || kv->design != d) continue;
+        if (!best || (best->not_default && !kv->not_default) ||
+            (best->not_default == kv->not_default && kv->version > best->version))
+            best = kv;
     }
     return best;
 }

@@ -5,7 +5,8 @@
 # gate. `hopper`: the hopper flash_mla versions (v1, v2) on b=32 s=16 (compute-bound) and
 # b=128 h=16 s=1 (memory-bound), with the SpeedOfLight/Occupancy/WarpState/Memory/Scheduler
 # sections too; MLA_NCU_VERSIONS="a b" picks other versions, MLA_NCU_SHAPES="s16 h16 s1 t8k" the
-# shapes (s1: b=32 s=1, the decode row; t8k: b=128 h=128 s=1 t=8192). `source`: per-SASS-
+# shapes (s1: b=32 s=1, the decode row; t8k: b=128 h=128 s=1 t=8192; also s64, b64s1 and t8ks2,
+# t=8192 s=2). `source`: per-SASS-
 # instruction stall sampling, see below.
 set -uo pipefail
 B=${1:-build}
@@ -48,6 +49,10 @@ if [ "$WHICH" = hopper ]; then
         # b=128,h=128,t=8192: 1.2 GB of pages through a 50 MB L2, each page read by two row
         # blocks; DRAM bytes against the cache's size say whether the second reader hit L2
         t8k) prof "${v}_b128_t8192" "${v}" flash_mla "$v" --b=128 --s=1 --t=8192 --h=128 ;;
+        # rows that were still short of FlashMLA's figures in the ninth session
+        s64) prof "${v}_b32_s64" "${v}" flash_mla "$v" --b=32 --s=64 --t=4096 --h=128 ;;
+        b64s1) prof "${v}_b64_s1" "${v}" flash_mla "$v" --b=64 --s=1 --t=4096 --h=128 ;;
+        t8ks2) prof "${v}_b128_t8192_s2" "${v}" flash_mla "$v" --b=128 --s=2 --t=8192 --h=128 ;;
       esac
     done
   done

@@ -18,7 +18,6 @@ extern const mla_kernel_version mla_kv_flash_mla_v9;
 extern const mla_kernel_version mla_kv_flash_mla_v10;
 extern const mla_kernel_version mla_kv_flash_mla_v11;
 extern const mla_kernel_version mla_kv_flash_mla_v12;
-extern const mla_kernel_version mla_kv_flash_mla_v13;
 extern const mla_kernel_version mla_kv_mla_var6_plus_v0;
 
 const mla_kernel_version *const mla_registry_table[] = {
@@ -36,7 +35,6 @@ const mla_kernel_version *const mla_registry_table[] = {
     &mla_kv_flash_mla_v10,
     &mla_kv_flash_mla_v11,
     &mla_kv_flash_mla_v12,
-    &mla_kv_flash_mla_v13,
     &mla_kv_mla_var6_plus_v0,
 };
 const int mla_registry_table_size = (int)(sizeof mla_registry_table / sizeof mla_registry_table[0]);

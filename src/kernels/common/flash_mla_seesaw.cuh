@@ -68,7 +68,12 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 // one cp.async.bulk.prefetch per 72 KB page from one thread made the pair 9 % longer at s=16 and
 // s=1, and prefetch.L2 by line from consumer 1's 128 threads 24-27 % longer (docs/kernels/
 // flash_mla.md, v6; why is not measured: the bulk prefetches may queue in the SM's TMA unit
-// ahead of the reloads, the line prefetches add 1152 L2 requests per pair per CTA).
+// ahead of the reloads, the line prefetches add 1152 L2 requests per pair per CTA). A third try
+// (flash_mla_v13, ninth session, removed) had warp 0 of the idle producer warpgroup prefetch by
+// line, 4 pages past the consumers' pair (published in shared memory), only when s * h <= 128:
+// b=32,s=1 78.5 vs 70.8 us, b=64,s=1 134.8 vs 128.8, h=16,t=8192 397 vs 301.5 (same call,
+// v12/v13/v13/v12 order). No consumer thread issued a prefetch, so it is not the consumers'
+// issue slots or release waits; the prefetches themselves cost DRAM or L2 time.
 enum : int {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,
@@ -83,8 +88,7 @@ enum : int {
     OPT_MC_NOMULTI = 4096,  // probe only: OPT_MCAST's coupling, each CTA loading its own pages
     OPT_MC_LOCAL = 8192,    // probe only: OPT_MCAST's producer thread, no coupling, own pages
     OPT_Q_TMA = 16384,
-    OPT_CMERGE = 32768,
-    OPT_L2_PF = 65536
+    OPT_CMERGE = 32768
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -124,16 +128,6 @@ constexpr float LAZY_TH = 8.f;
 //     until its peers have read it. At
 //     b=32,s=1 (two splits) v9/v11 spent 6.0 us in the combine launch after a 72.9 us main kernel,
 //     and each CTA wrote 128 KB of fp32 partials; here a CTA writes 32 KB of bf16.
-//   OPT_L2_PF (static split grid, no OPT_MCAST, rows of a request <= 2 * BM): warp 0 of the
-//     idle producer warpgroup prefetches the CTA's pages into L2 by line, PF_AHEAD pages past the
-//     pair the consumers are on (consumer 0 publishes its page index in shared memory). Where a
-//     page is read by at most two row blocks (s * h <= 128) its TMA reload comes from DRAM, and the
-//     v9 probe had that pair at ~6400 SM cycles against ~5500 when pages come from L2. Two
-//     earlier prefetches were slower on every row (v6, see above): one cp.async.bulk.prefetch a
-//     page (through the TMA unit, ahead of the reloads) and prefetch.L2 by line from consumer 1
-//     (whose later release-arrives then wait for the prefetches' DRAM round trips). Here no
-//     consumer thread issues a prefetch and the prefetching warp never arrives on anything.
-constexpr int PF_AHEAD = 4;
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -775,23 +769,6 @@ __device__ __forceinline__ void group_done(const CUtensorMap *tmap, char *sK, ui
         load_boxes(tmap, sK, full, pg, mask);
 }
 
-// OPT_L2_PF's prefetcher (one warp): pages 2.. of the CTA's range, page j once the consumers
-// are on page j - 1 - PF_AHEAD or later (*progress, written by consumer 0; np at its end, so
-// this never waits past the last pair). A 72 KB page is 576 lines of 128 bytes, 18 a lane.
-__device__ __forceinline__ void l2_prefetcher(const LatentArgs &a, const KvRange &kr, const int *bt,
-                                              const volatile int *progress, int lane)
-{
-    const int np = kr.b1 - kr.b0;
-    for (int j = 2; j < np; ++j) {
-        while (j > *progress + 1 + PF_AHEAD) __nanosleep(256);
-        const char *pg = reinterpret_cast<const char *>(a.cache + (long long)__ldg(bt + kr.b0 + j) * BN * DQK) + lane * 128;
-        // not unrolled: this warp runs under setmaxnreg's 40 registers
-#pragma unroll 1
-        for (int k = 0; k < TILE_BYTES / 128 / 32; ++k, pg += 32 * 128)
-            asm volatile("prefetch.global.L2 [%0];\n" ::"l"(pg));
-    }
-}
-
 // One CTA of a seesaw kernel (384 threads, SMEM_BYTES of dynamic shared memory; tmap is the
 // address of the kernel's __grid_constant__ tensor map).
 //   SCHED = false (static split grid): CTA (row block x, split y, request z); one segment, the
@@ -818,12 +795,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     uint64_t *qbar = sums + 2;   // OPT_Q_TMA (MSMEM_BYTES holds it)
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
     constexpr bool MC = (OPT & OPT_MCAST) != 0, QT = (OPT & OPT_Q_TMA) != 0, CM = (OPT & OPT_CMERGE) != 0;
-    constexpr bool PF = (OPT & OPT_L2_PF) != 0;
-    static_assert(!PF || (!SCHED && !MC && QT), "OPT_L2_PF is for the static split grid's Q-by-TMA kernel");
-    // OPT_L2_PF: the consumers' page index (qbar's neighbour, inside MSMEM_BYTES); only for a
-    // request whose rows fit two row blocks, where the pages come from DRAM.
-    volatile int *progress = reinterpret_cast<volatile int *>(sums + 3);
-    const bool pf_on = PF && a.s * a.h <= 2 * BM;
     static_assert(!CM || (QT && (OPT & OPT_STAGED_STORE)), "OPT_CMERGE extends the Q-by-TMA, staged-store kernel");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
@@ -834,7 +805,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (MC)
             for (int i = 0; i < 2 * STAGES; ++i) ptx::mbarrier_init(&empty[i], (OPT & OPT_MC_LOCAL) ? 1 : 2);
         if (QT) ptx::mbarrier_init(qbar, 1);
-        if (PF) *progress = -2;  // before the first pair: pages 2 and 3 only (the start is DRAM-bound)
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
@@ -843,11 +813,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
     if (wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
-        if (pf_on && tid < 32) {
-            const LatentPolicy<DA, DB> pol(&a, blockIdx.z);
-            l2_prefetcher(a, kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits),
-                          a.block_table + (long long)blockIdx.z * a.bt_stride, progress, tid);
-        }
         if (CM && to.partial) {  // the two phases of the consumers' merge (store_rows_cmerge)
             cluster_sync_relaxed();
             cluster_sync_relaxed();
@@ -943,7 +908,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = !MC && nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
                 const int pgB = !MC && nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
-                if (PF && own == 0) *progress = i;
                 V3_TR(0, i >> 1, 0);
                 own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
                 named_bar_arrive(BAR_PA, CONSUMERS);
@@ -1001,7 +965,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 6);
             }
             V3_MK(2);
-            if (PF && own == 0) *progress = np;  // the prefetcher never waits past the end
             finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
             V3_MK(3);
         } else {

@@ -495,6 +495,9 @@ __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &po
 // sums, so each computes the same lse. Cluster barriers rather than remote mbarrier arrives:
 // compute-sanitizer's racecheck follows those (it reported the arrive/wait handshake's reads as
 // races with the writes they wait for), and the barrier's two phases cost two waits per CTA.
+// They count the cluster's non-exited threads only, so the producer warpgroup, which returned at
+// the start, takes no part. (Kept alive through both phases, it made racecheck report the
+// consumers' named-barrier handshake of the row maxima, own_commit / adopt_max, as races.)
 constexpr int CM_MAXS = 4;  // the host clusters at most this many splits
 constexpr size_t CM_LSE = 2 * (size_t)STAGE_HALF;                      // float [2][BM]: row lse
 constexpr size_t CM_W = CM_LSE + 2 * BM * sizeof(float);                  // float [2][BM / 2][CM_MAXS]
@@ -813,10 +816,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
     if (wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
-        if (CM && to.partial) {  // the two phases of the consumers' merge (store_rows_cmerge)
-            cluster_sync_relaxed();
-            cluster_sync_relaxed();
-        }
+        // (OPT_CMERGE's cluster barriers wait for the non-exited threads only: PTX ISA,
+        // barrier.cluster, so this warpgroup leaves now as in every other seesaw kernel)
         if (MC) {
             if (tid == 0) mcast_producer<OPT>(tmap, a, nsplits, full, empty, sKA);
             cluster_sync();  // neither CTA leaves while the other may still write into it

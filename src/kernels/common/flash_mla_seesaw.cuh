@@ -496,8 +496,7 @@ __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &po
 // compute-sanitizer's racecheck follows those (it reported the arrive/wait handshake's reads as
 // races with the writes they wait for), and the barrier's two phases cost two waits per CTA.
 // They count the cluster's non-exited threads only, so the producer warpgroup, which returned at
-// the start, takes no part. (Kept alive through both phases, it made racecheck report the
-// consumers' named-barrier handshake of the row maxima, own_commit / adopt_max, as races.)
+// the start, takes no part.
 constexpr int CM_MAXS = 4;  // the host clusters at most this many splits
 constexpr size_t CM_LSE = 2 * (size_t)STAGE_HALF;                      // float [2][BM]: row lse
 constexpr size_t CM_W = CM_LSE + 2 * BM * sizeof(float);                  // float [2][BM / 2][CM_MAXS]

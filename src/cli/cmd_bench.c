@@ -147,14 +147,33 @@ static int same_problem(const mla_problem *a, const mla_problem *b)
     return a->design == b->design && a->b == b->b && a->h == b->h && a->t == b->t && a->s == b->s && a->n == b->n;
 }
 
-static void run_rows(grid *g, const mla_device_info *dev, int ordinal, double tf, double gbs, int autotune)
+/* The order the rows run in. A problem's versions are consecutive in the grid (registry
+ * order); with `alternate` every second problem runs them in reverse. On the H200 under its
+ * 700 W cap the version measured second on a long row lost 8-10 % to the first in both rounds
+ * of an alternated A/B (2026-11-30), so a fixed order biases a mixed bench against the newer
+ * versions on every row. Alternating does not remove that from a row; it stops it from always
+ * favouring the same version. */
+static void exec_order(const grid *g, int alternate, int *ord)
+{
+    int n = 0, group = 0;
+    for (int i = 0; i < g->n;) {
+        int j = i + 1;
+        while (j < g->n && same_problem(&g->r[j].pb, &g->r[i].pb)) j++;
+        for (int k = 0; k < j - i; k++) ord[n++] = alternate && (group & 1) ? j - 1 - k : i + k;
+        group++;
+        i = j;
+    }
+}
+
+static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int ordinal, double tf, double gbs,
+                     int autotune)
 {
     mla_dev_inputs in;
     int have_in = 0;
     mla_problem in_pb;
     memset(&in_pb, 0, sizeof in_pb);
-    for (int i = 0; i < g->n; i++) {
-        brow *r = &g->r[i];
+    for (int oi = 0; oi < g->n; oi++) {
+        brow *r = &g->r[ord[oi]];
         r->anchor = anchor_us(&r->pb);
         char why[240];
         if (!mla_arch_allows(r->kv->target, dev->cc_major, dev->cc_minor, why, sizeof why)) {
@@ -223,17 +242,18 @@ static void run_rows(grid *g, const mla_device_info *dev, int ordinal, double tf
     if (have_in) mla_dev_inputs_destroy(&in);
 }
 
-static char *markdown(const grid *g, const char *devname, const char *peak_src, double tf, double gbs)
+static char *markdown(const grid *g, const char *devname, const char *peak_src, double tf, double gbs, int alternate)
 {
     size_t cap = 4096 + (size_t)g->n * 256, n = 0;
     char *s = malloc(cap);
     n += (size_t)snprintf(s + n, cap - n,
                           "# mla_var3 bench-all on %s\n\nRoofline floor at %s peaks: %.0f TFLOP/s, %.0f GB/s. "
-                          "Times: median of 30 CUDA-graph replays (warm-up 5), whole pipeline. "
-                          "FlashMLA figures from ANCHORS.md.\n\n"
+                          "Times: median of 30 CUDA-graph replays (warm-up 5), whole pipeline; a problem's "
+                          "versions ran %s. FlashMLA figures from ANCHORS.md.\n\n"
                           "| design | version | b | h | t | s | n | us | TFLOP/s | GB/s | floor us | %% floor | FlashMLA us | FlashMLA/ours | tiling |\n"
                           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                          devname, peak_src, tf, gbs);
+                          devname, peak_src, tf, gbs,
+                          alternate ? "in registry order, reversed on every second problem" : "in registry order");
     for (int i = 0; i < g->n; i++) {
         const brow *r = &g->r[i];
         char anc[32] = "", ratio[32] = "";
@@ -356,7 +376,7 @@ static void svg_write(const char *path, const grid *g, double tf, double gbs, co
 int cli_cmd_bench(int argc, char **argv)
 {
     const char *out = "out";
-    int quick = 0, ordinal = 0, autotune = 0;
+    int quick = 0, ordinal = 0, autotune = 0, alternate = 1, dry = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int missing = 0;
@@ -369,20 +389,32 @@ int cli_cmd_bench(int argc, char **argv)
         } else if ((v = cli_flag_value(argv[i], "versions", &missing))) {
             if (!*v) return cli_usage_error("%s: empty version list", argv[i]);
             g_only = v;
-        } else if (!strcmp(argv[i], "--quick")) quick = 1;
+        } else if ((v = cli_flag_value(argv[i], "order", &missing))) {
+            if (!strcmp(v, "alternate")) alternate = 1;
+            else if (!strcmp(v, "registry")) alternate = 0;
+            else return cli_usage_error("%s: the order is alternate or registry", argv[i]);
+        } else if (!strcmp(argv[i], "--dry-run")) dry = 1;
+        else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--autotune")) autotune = 1;
         else if (missing) return cli_usage_error("%s: needs a value (%s=...)", argv[i], argv[i]);
         else return cli_usage_error("%s: unknown flag (see: mla_var3 bench-all --help)", argv[i]);
     }
     mla_device_info dev;
-    if (mla_device_count() == 0 || mla_device_query(ordinal, &dev) != MLA_STATUS_OK) {
+    const int have_gpu = mla_device_count() > 0 && mla_device_query(ordinal, &dev) == MLA_STATUS_OK;
+    if (!have_gpu && dry) {
+        /* the grid only: the H200 table entry stands in for the peaks mla_var6_plus's n uses */
+        if (mla_device_from_table("h200", &dev) != MLA_STATUS_OK) {
+            fprintf(stderr, "mla_var3: bench-all: %s\n", mla_last_error());
+            return CLI_EXIT_FAIL;
+        }
+    } else if (!have_gpu) {
         fprintf(stderr, "bench-all needs a GPU\n");
         return CLI_EXIT_DEVICE;
     }
     cli_gpu_set_device(ordinal);
     double tf = dev.peak_bf16_tflops, gbs = dev.peak_mem_gbs;
     const char *peak_src = "datasheet";
-    if (mla_device_measure_load(&dev) == MLA_STATUS_OK && dev.measured_tflops > 0 && dev.measured_gbs > 0) {
+    if (have_gpu && mla_device_measure_load(&dev) == MLA_STATUS_OK && dev.measured_tflops > 0 && dev.measured_gbs > 0) {
         tf = dev.measured_tflops;
         gbs = dev.measured_gbs;
         peak_src = "measured";
@@ -400,15 +432,31 @@ int cli_cmd_bench(int argc, char **argv)
                 g_only ? g_only : "");
         return CLI_EXIT_FAIL;
     }
-    fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s)\n", dev.name, g.n, peak_src, tf, gbs);
-    run_rows(&g, &dev, ordinal, tf, gbs, autotune);
+    int *ord = malloc((size_t)g.n * sizeof *ord);
+    exec_order(&g, alternate, ord);
+    if (dry) {
+        /* what would run, in order, with no GPU work (no architecture gate either) */
+        printf("bench-all dry run: %d rows, order %s\n", g.n, alternate ? "alternate" : "registry");
+        for (int oi = 0; oi < g.n; oi++) {
+            const brow *r = &g.r[ord[oi]];
+            printf("%4d  %-20s b=%d h=%d t=%d s=%d n=%d\n", oi + 1, r->kv->name, r->pb.b, r->pb.h, r->pb.t, r->pb.s,
+                   r->pb.n);
+        }
+        free(ord);
+        free(g.r);
+        return 0;
+    }
+    fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s\n", dev.name, g.n, peak_src,
+            tf, gbs, alternate ? "alternate" : "registry");
+    run_rows(&g, ord, &dev, ordinal, tf, gbs, autotune);
+    free(ord);
 
     if (cli_mkdir_p(out) != 0) {
         fprintf(stderr, "mla_var3: --out=%s: cannot create the folder\n", out);
         free(g.r);
         return CLI_EXIT_FAIL;
     }
-    char *md = markdown(&g, dev.name, peak_src, tf, gbs);
+    char *md = markdown(&g, dev.name, peak_src, tf, gbs, alternate);
     cli_write_text(out, "bench.md", md);
 
     cJSON *o = cJSON_CreateObject();
@@ -419,6 +467,7 @@ int cli_cmd_bench(int argc, char **argv)
     cJSON_AddNumberToObject(pk, "gbs", gbs);
     cJSON_AddStringToObject(o, "library_version", mla_version_string());
     cJSON_AddBoolToObject(o, "quick", quick);
+    cJSON_AddStringToObject(o, "order", alternate ? "alternate" : "registry");
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     for (int i = 0; i < g.n; i++) {
         const brow *r = &g.r[i];

@@ -99,6 +99,20 @@ grep -q "mla_kv_flash_mla_v4" clone.txt && ok || bad "clone does not print the r
 if "$CLI" clone flash_mla_v1 v4 --root="$FAKE" >/dev/null 2>&1; then bad "clone over an existing version"; else ok; fi
 if "$CLI" clone flash_mla_v7 v8 --root="$FAKE" >/dev/null 2>&1; then bad "clone of a missing version"; else ok; fi
 
+# --- bench-all --dry-run: the grid in run order, a problem's versions reversed on every second
+#     problem unless --order=registry (no GPU work either way) ---
+order_of() {  # the versions of the first two problems, in run order, one line
+    "$CLI" bench-all --dry-run --versions=flash_mla_v9,flash_mla_v12 "$@" 2>err.txt | awk 'NR > 1 && NR <= 5 { printf "%s ", $2 }'
+}
+o=$(order_of)
+[ "$o" = "flash_mla_v9 flash_mla_v12 flash_mla_v12 flash_mla_v9 " ] && ok || bad "bench-all --dry-run order: '$o' $(cat err.txt)"
+o=$(order_of --order=registry)
+[ "$o" = "flash_mla_v9 flash_mla_v12 flash_mla_v9 flash_mla_v12 " ] && ok || bad "bench-all --order=registry: '$o'"
+n=$("$CLI" bench-all --dry-run --versions=flash_mla_v12 | head -1)
+[ "$n" = "bench-all dry run: 16 rows, order alternate" ] && ok || bad "flash_mla_v12 grid: '$n' (16 rows expected)"
+"$CLI" bench-all --order=fastest >/dev/null 2>err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--order=fastest" err.txt && ok || bad "bench-all --order=fastest: rc=$rc $(cat err.txt)"
+
 if [ $gpu -eq 1 ]; then
     echo "a GPU is present: CPU-only assertions skipped"
     echo "$pass passed, $fail failed"

@@ -9,8 +9,10 @@
 # tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all). A stage that needs
 # binaries builds first if they are missing. MLA_VAR3_VERSIONS=a,b limits test_kernels (and so
 # test and sanitize) to those versions; MLA_VAR3_SANITIZE_VERSIONS=a,b (default: the same) the
-# sanitizer runs only; MLA_VAR3_SANITIZE_TILING=splits=2 (say) overrides the tiling of every
-# sanitizer case; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all. The whole
+# sanitizer runs only; MLA_VAR3_SANITIZE_TILING (default splits=2; empty: each version's default
+# plan) overrides the tiling of every sanitizer case: the default plans give the small grid's
+# tiny problems one page per split, which reaches neither a full page pair nor flash_mla_v12's
+# split merge, and a default plan with two splits needs ~100 CTAs, too slow under racecheck; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all. The whole
 # script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
 # is left, and a step with no time left is skipped and says so. A short summary table is
 # printed last. $OUT gets five files (the device tool returns at most 8):
@@ -248,13 +250,13 @@ do_sanitize() {
     : >"$log"
     case $tool in memcheck) lim=90 ;; racecheck) lim=90 ;; *) lim=60 ;; esac
     MLA_VAR3_VERSIONS=${MLA_VAR3_SANITIZE_VERSIONS:-${MLA_VAR3_VERSIONS:-}} MLA_VAR3_GRID=small \
-      MLA_VAR3_TILING=${MLA_VAR3_SANITIZE_TILING:-} step $lim "$log" compute-sanitizer --tool $tool --print-limit 100 "$exe"
+      MLA_VAR3_TILING=${MLA_VAR3_SANITIZE_TILING-splits=2} step $lim "$log" compute-sanitizer --tool $tool --print-limit 100 "$exe"
     local rc=$?
     local s
     s=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1 | sed 's/^=* *//')
     local v
     v=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$log" | tail -1)
-    note "$tool" "${s:-no summary} | ${v:-no verdict} (rc=$rc)"
+    note "$tool" "${s:-no summary} | ${v:-no verdict} (rc=$rc, tiling ${MLA_VAR3_SANITIZE_TILING-splits=2})"
     # keep the returned file well under the 16 MiB limit
     if [ "$(stat -c %s "$log")" -gt 8000000 ]; then
       head -c 4000000 "$log" >"$log.tmp"; echo "... (cut) ..." >>"$log.tmp"; tail -c 2000000 "$log" >>"$log.tmp"

@@ -555,41 +555,42 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
     return v.main ? set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute") : MLA_STATUS_OK;
 }
 
-// A launch with programmatic stream serialisation (PDL): its CTAs may start while the previous
-// kernel in the stream still runs; the kernel's griddepcontrol.wait orders its reads.
+// cudaLaunchKernelEx with one launch attribute.
 template <typename... K, typename... A>
-cudaError_t launch_pdl(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st, A &&...args)
+cudaError_t launch_attr(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st,
+                        cudaLaunchAttribute attr, A &&...args)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(threads);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = st;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
+    cfg.attrs = &attr;
     cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, fn, std::forward<A>(args)...);
+}
+
+// A launch with programmatic stream serialisation (PDL): its CTAs may start while the previous
+// kernel in the stream still runs; the kernel's griddepcontrol.wait orders its reads.
+template <typename... K, typename... A>
+cudaError_t launch_pdl(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st, A &&...args)
+{
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    return launch_attr(fn, grid, threads, smem, st, attr, std::forward<A>(args)...);
 }
 
 // A launch of NTHREADS-thread CTAs in clusters of `cluster` CTAs.
 template <typename... K, typename... A>
 cudaError_t launch_cluster(void (*fn)(K...), dim3 grid, dim3 cluster, size_t smem, cudaStream_t st, A &&...args)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(NTHREADS);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = st;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cluster.x;
-    attr[0].val.clusterDim.y = cluster.y;
-    attr[0].val.clusterDim.z = cluster.z;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, fn, std::forward<A>(args)...);
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster.x;
+    attr.val.clusterDim.y = cluster.y;
+    attr.val.clusterDim.z = cluster.z;
+    return launch_attr(fn, grid, NTHREADS, smem, st, attr, std::forward<A>(args)...);
 }
 
 // The kernel arguments every hopper version shares: checks the tensors, builds the tensor map of

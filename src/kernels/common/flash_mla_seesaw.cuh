@@ -497,7 +497,8 @@ __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &po
 // races with the writes they wait for), and the barrier's two phases cost two waits per CTA.
 // They count the cluster's non-exited threads only, so the producer warpgroup, which returned at
 // the start, takes no part.
-constexpr int CM_MAXS = 4;  // the host clusters at most this many splits
+constexpr int CM_MAXS = 4;  // the scratch's splits; the host clusters CMERGE_MAXS of them
+static_assert(CMERGE_MAXS <= CM_MAXS, "the merge's scratch holds CM_MAXS splits a row");
 constexpr size_t CM_LSE = 2 * (size_t)STAGE_HALF;                      // float [2][BM]: row lse
 constexpr size_t CM_W = CM_LSE + 2 * BM * sizeof(float);                  // float [2][BM / 2][CM_MAXS]
 static_assert(CM_W + 2 * (BM / 2) * CM_MAXS * sizeof(float) <= (size_t)STAGES * TILE_BYTES,

@@ -280,10 +280,7 @@ static const mla_kernel_version *newest_registered(mla_design d)
     const mla_kernel_version *best = NULL;
     for (int i = 0; i < mla_registry_count(); i++) {
         const mla_kernel_version *kv = mla_registry_get(i);
-        if (!kv || kv->design != d) continue;
-        if (!best || (best->not_default && !kv->not_default) ||
-            (best->not_default == kv->not_default && kv->version > best->version))
-            best = kv;
+        if (kv && kv->design == d && mla_registry_prefers(kv, best)) best = kv;
     }
     return best;
 }

@@ -166,6 +166,12 @@ static void why_append(char *why, size_t why_len, const char *fmt, const char *a
     snprintf(why + used, why_len - used, fmt, a);
 }
 
+int mla_registry_prefers(const mla_kernel_version *kv, const mla_kernel_version *best)
+{
+    return !best || (best->not_default && !kv->not_default) ||
+           (best->not_default == kv->not_default && kv->version > best->version);
+}
+
 const mla_kernel_version *mla_registry_default(mla_design design, int cc_major, int cc_minor, char *why,
                                                size_t why_len)
 {
@@ -177,10 +183,7 @@ const mla_kernel_version *mla_registry_default(mla_design design, int cc_major, 
         if (!kv || kv->design != design) continue;
         any = 1;
         if (!mla_arch_allows(kv->target, cc_major, cc_minor, NULL, 0)) continue;
-        /* a preferred version beats any not_default one; then the newest wins */
-        if (!best || (best->not_default && !kv->not_default) ||
-            (best->not_default == kv->not_default && kv->version > best->version))
-            best = kv;
+        if (mla_registry_prefers(kv, best)) best = kv;
     }
     if (best) return best;
     if (!any) {

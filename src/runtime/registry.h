@@ -98,8 +98,12 @@ const mla_kernel_version *mla_registry_find(const char *name);
 /* 1 if `name` is one of the comma-separated names in `list` ("flash_mla_v1,flash_mla_v2"). */
 int mla_name_in_list(const char *list, const char *name);
 
+/* The default-pick order: 1 if `kv` beats `best` (NULL beats nothing): a version without
+ * not_default beats any with it, then the newer wins. */
+int mla_registry_prefers(const mla_kernel_version *kv, const mla_kernel_version *best);
+
 /* Newest version of `design` that passes the architecture gate for cc major.minor, preferring
- * versions without not_default; NULL and a reason if none. */
+ * versions without not_default (mla_registry_prefers); NULL and a reason if none. */
 const mla_kernel_version *mla_registry_default(mla_design design, int cc_major, int cc_minor,
                                                char *why, size_t why_len);
 

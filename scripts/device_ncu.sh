@@ -25,11 +25,13 @@ prof() {  # name, kernel regex, CLI args...
 SECTIONS=()
 if [ "$WHICH" = source ]; then
   # Per-instruction warp-state sampling (where the warps of one launch wait, by SASS line) for
-  # MLA_NCU_VERSIONS (default flash_mla_v7) on b=32 s=16; the source page goes to
+  # MLA_NCU_VERSIONS (default flash_mla_v7; a name ending in _merge profiles that version's split
+  # merge kernel) on b=32 s=16 (MLA_NCU_SRC_ARGS: other CLI shape flags); the source page goes to
   # $OUT/ncu_src_<version>.csv, summarised here by scripts/ncu_source_summary.py.
   for v in ${MLA_NCU_VERSIONS:-flash_mla_v7}; do
     timeout 200 ncu --clock-control none --section SourceCounters --section WarpStateStats -k "regex:$v" -c 1 \
-        -f -o "/tmp/src_$v" "$CLI" flash_mla "$v" --b=32 --s=16 --t=4096 --h=128 >"$OUT/ncu_src_$v.err" 2>&1
+        -f -o "/tmp/src_$v" "$CLI" flash_mla "${v%_merge}" ${MLA_NCU_SRC_ARGS:---b=32 --s=16 --t=4096 --h=128} \
+        >"$OUT/ncu_src_$v.err" 2>&1
     ncu -i "/tmp/src_$v.ncu-rep" --page source --csv --print-source sass >"$OUT/ncu_src_$v.csv" 2>>"$OUT/ncu_src_$v.err" ||
       ncu -i "/tmp/src_$v.ncu-rep" --page source --csv >"$OUT/ncu_src_$v.csv" 2>>"$OUT/ncu_src_$v.err"
     ncu -i "/tmp/src_$v.ncu-rep" --page details --csv >"$OUT/ncu_src_${v}_details.csv" 2>>"$OUT/ncu_src_$v.err"

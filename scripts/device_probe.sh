@@ -6,7 +6,7 @@
 # option masks (0 = flash_mla_v3, 63 = v5, 255 = v6, 1279 = v9, 17663 = v11; "" builds
 # /tmp/v3_probe and runs no mask, for `/tmp/v3_probe b s h t opt` by hand); MLA_PROBE_TMA=0 skips
 # the TMA probe. MLA_PROBE_SUSTAIN="63 255" (default: none) also runs those masks for
-# MLA_PROBE_SUSTAIN_S seconds (default 4) at b=32,s=16, and a cuBLAS bf16 GEMM as long, each under
+# MLA_PROBE_SUSTAIN_S seconds (default 4) at b=32,s=16 (MLA_PROBE_SUSTAIN_SHAPE="b s h t"), and a cuBLAS bf16 GEMM as long, each under
 # nvidia-smi sampling (100 ms): power, SM clock, temperature and the clock-event reasons under a
 # steady load (read only: nothing is set). MLA_PROBE_V8="b s h t parts; ..." also builds and runs
 # the persistent kernel's probe (scripts/probe/v8_trace.cu) on those shapes. Writes everything to
@@ -17,15 +17,20 @@ OUT=${OUT:-/tmp/out}
 OPTS=${MLA_PROBE_OPTS-0 1 2 4 8 7 31 63 255}  # "" (set, empty): no timeline runs, only the builds
 SUSTAIN=${MLA_PROBE_SUSTAIN:-}
 SUSTAIN_S=${MLA_PROBE_SUSTAIN_S:-4}
+SUSTAIN_SHAPE=${MLA_PROBE_SUSTAIN_SHAPE:-32 16 128 4096}  # b s h t of the sustained runs
 mkdir -p "$OUT"
 for d in /tmp/deps/usr/lib/*/; do [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
 NV=(nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr -Iinclude -Isrc
     -Isrc/kernels/common -Isrc/runtime)
-"${NV[@]}" scripts/probe/v3_trace.cu "$B/libmla_var3.a" -lcuda -o /tmp/v3_probe >"$OUT/probe_build.log" 2>&1 &&
-  "${NV[@]}" scripts/probe/tma_bw.cu "$B/libmla_var3.a" -lcuda -o /tmp/tma_bw >>"$OUT/probe_build.log" 2>&1 ||
+# The library's tune cache needs cJSON: the carried one (device_run.sh unpacks it into /tmp/deps).
+LIBS=(-lcuda)
+for d in /tmp/deps/usr/lib/*/; do [ -e "$d/libcjson.so" ] && LIBS+=(-L"$d"); done
+LIBS+=(-lcjson)
+"${NV[@]}" scripts/probe/v3_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v3_probe >"$OUT/probe_build.log" 2>&1 &&
+  "${NV[@]}" scripts/probe/tma_bw.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/tma_bw >>"$OUT/probe_build.log" 2>&1 ||
   { echo "probe build failed"; tail -20 "$OUT/probe_build.log"; exit 1; }
 V8=${MLA_PROBE_V8:-}
-[ -n "$V8" ] && { "${NV[@]}" scripts/probe/v8_trace.cu "$B/libmla_var3.a" -lcuda -o /tmp/v8_probe \
+[ -n "$V8" ] && { "${NV[@]}" scripts/probe/v8_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v8_probe \
   >>"$OUT/probe_build.log" 2>&1 || { echo "v8 probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
 [ -n "$SUSTAIN" ] && { nvcc -O3 -gencode=arch=compute_90a,code=sm_90a scripts/probe/gemm_sustain.cu -lcublas \
   -o /tmp/gemm_sustain >>"$OUT/probe_build.log" 2>&1 || echo "gemm_sustain build failed (see probe_build.log)"; }
@@ -55,7 +60,8 @@ sampled() {
 
 {
   [ "${MLA_PROBE_TMA:-1}" = 1 ] && timeout 120 /tmp/tma_bw
-  for o in $SUSTAIN; do sampled "opt$o" timeout 60 /tmp/v3_probe 32 16 128 4096 "$o" "$SUSTAIN_S"; done
+  # shellcheck disable=SC2086
+  for o in $SUSTAIN; do sampled "opt$o" timeout 60 /tmp/v3_probe $SUSTAIN_SHAPE "$o" "$SUSTAIN_S"; done
   [ -n "$SUSTAIN" ] && [ -x /tmp/gemm_sustain ] && sampled gemm timeout 60 /tmp/gemm_sustain "$SUSTAIN_S"
   if [ -n "$V8" ] && [ -x /tmp/v8_probe ]; then
     IFS=';' read -ra V8S <<<"$V8"

@@ -25,6 +25,9 @@ typedef void (*ProbeFn)(CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOu
 static ProbeFn probe_fn(int opt)
 {
     switch (opt) {
+#ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
+    case 50431: return probe_cta<50431>;
+#else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
     case 2: return probe_cta<2>;
@@ -39,6 +42,8 @@ static ProbeFn probe_fn(int opt)
     case 7423: return probe_cta<7423>; // 3327 + OPT_MC_NOMULTI: coupled release, own loads
     case 11519: return probe_cta<11519>; // 3327 + OPT_MC_LOCAL: producer thread only
     case 17663: return probe_cta<17663>; // v9 + OPT_Q_TMA (flash_mla_v11; h divides 64 or 64 | h)
+    case 50431: return probe_cta<50431>; // 17663 + OPT_CMERGE (flash_mla_v12's merge kernel, 2 splits)
+#endif
     default: return nullptr;
     }
 }
@@ -115,31 +120,36 @@ int main(int argc, char **argv)
     a.os[0] = (long long)s * h * DA; a.os[1] = (long long)h * DA; a.os[2] = DA;
     a.lse = nullptr;
     const float sl2 = 0.0721f;
-    TileOut to = {nullptr, nullptr, 0};
+    // OPT_CMERGE (flash_mla_v12's merge kernel): two splits a row block, run as a cluster of two
+    // CTAs over grid y that merge through distributed shared memory (no workspace).
+    const bool cm = (opt & OPT_CMERGE) != 0;
+    const int nsplits = cm ? 2 : 1;
+    TileOut to = {nullptr, nullptr, cm ? 1 : 0};
     const bool mc = (opt & OPT_MCAST) != 0;  // clusters of two row blocks
     const size_t smem = mc || (opt & OPT_Q_TMA) ? MSMEM_BYTES : SMEM_BYTES;
     cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    const dim3 grid((s * h + 63) / 64, 1, b);  // static grid, one split: timing of the main kernel
+    const dim3 grid((s * h + 63) / 64, nsplits, b);  // static grid: one split, or two with OPT_CMERGE
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute cattr[1];
     cfg.gridDim = grid;
     cfg.blockDim = dim3(NTHREADS);
     cfg.dynamicSmemBytes = smem;
     cattr[0].id = cudaLaunchAttributeClusterDimension;
-    cattr[0].val.clusterDim.x = 2;
-    cattr[0].val.clusterDim.y = cattr[0].val.clusterDim.z = 1;
+    cattr[0].val.clusterDim.x = mc ? 2 : 1;
+    cattr[0].val.clusterDim.y = cm ? 2 : 1;
+    cattr[0].val.clusterDim.z = 1;
     cfg.attrs = cattr;
     cfg.numAttrs = 1;
-    if (mc) {
+    if (mc || cm) {
         int nc = 0;
         const cudaError_t oe = cudaOccupancyMaxActiveClusters(&nc, fn, &cfg);
         printf("opt=%d: at most %d clusters of 2 CTAs resident (%s)\n", opt, nc, cudaGetErrorString(oe));
     }
     auto run = [&]() {
-        if (mc)
-            cudaLaunchKernelEx(&cfg, fn, tmap, qmap, a, 1, sl2, to);
+        if (mc || cm)
+            cudaLaunchKernelEx(&cfg, fn, tmap, qmap, a, nsplits, sl2, to);
         else
-            fn<<<grid, NTHREADS, smem>>>(tmap, qmap, a, 1, sl2, to);
+            fn<<<grid, NTHREADS, smem>>>(tmap, qmap, a, nsplits, sl2, to);
     };
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -175,6 +185,18 @@ int main(int argc, char **argv)
         }
         printf("CTAs %d: consumer time (setmaxnreg .. after store) mean %.1f us, min %.1f, max %.1f; first start .. last end %.1f us\n",
                n, dsum / n * 1e-3, dmin * 1e-3, dmax * 1e-3, (t1 - t0) * 1e-3);
+        {  // when the CTAs start and end, from the first start: the wave's skew and its tail
+            std::vector<double> st, en;
+            for (int i = 0; i < n; ++i) {
+                st.push_back((double)(ct[5 * (size_t)i + 1] - t0) * 1e-3);
+                en.push_back((double)(ct[5 * (size_t)i + 2] - t0) * 1e-3);
+            }
+            std::sort(st.begin(), st.end());
+            std::sort(en.begin(), en.end());
+            printf("CTA starts (us from the first): median %.1f, p90 %.1f, last %.1f | ends: first %.1f, median %.1f, "
+                   "p90 %.1f, last %.1f\n",
+                   st[n / 2], st[n * 9 / 10], st[n - 1], en[0], en[n / 2], en[n * 9 / 10], en[n - 1]);
+        }
         printf("SM clock over the CTAs (clock64 cycles / globaltimer ns): mean %.3f GHz, per CTA %.3f .. %.3f\n",
                csum / dsum, ghz_min, ghz_max);
         for (int sm = 0; sm < 3; ++sm) {
@@ -187,13 +209,24 @@ int main(int argc, char **argv)
     long long tr[2][64][8], mk[4];
     cudaMemcpyFromSymbol(tr, g_v3_trace, sizeof tr);
     cudaMemcpyFromSymbol(mk, g_v3_mark, sizeof mk);
-    const int pairs = (ppr + 1) / 2 < 64 ? (ppr + 1) / 2 : 64;
+    const int ppc = (ppr + nsplits - 1) / nsplits;  // pages of CTA (0,0,0)'s split
+    const int pairs = (ppc + 1) / 2 < 64 ? (ppc + 1) / 2 : 64;
     {  // where CTA (0,0,0)'s cycles go: before the first pair, the pairs, after the last
         const long long all = mk[3] - mk[0], pre = tr[0][0][0] - mk[0], body = mk[2] - tr[0][0][0];
         printf("CTA (0,0,0) cycles: start -> Q loaded %lld, -> first S_A done %lld | %d pairs %lld (%.0f per pair) | "
                "loop exit -> stored %lld | total %lld (start-up + finish = %.1f %%)\n",
                mk[1] - mk[0], pre, pairs, body, (double)body / pairs, mk[3] - mk[2], all,
                100.0 * (all - body) / (double)all);
+    }
+    if (cm) {  // the split merge's finish, per CTA and consumer, from finish_pair's entry (SM cycles)
+        long long fin[2][2][8];
+        cudaMemcpyFromSymbol(fin, g_v3_fin, sizeof fin);
+        for (int y = 0; y < 2; ++y)
+            for (int w = 0; w < 2; ++w)
+                printf("merge finish CTA (0,%d,0) WG%d: sums %lld, halves written %lld, cluster barrier 1 %lld, weights %lld, "
+                       "merged+stored %lld, barrier 2 %lld (cycles from finish entry)\n",
+                       y, w, fin[y][w][0] - fin[y][w][6], fin[y][w][1] - fin[y][w][6], fin[y][w][2] - fin[y][w][6],
+                       fin[y][w][3] - fin[y][w][6], fin[y][w][4] - fin[y][w][6], fin[y][w][5] - fin[y][w][6]);
     }
     printf("clocks relative to WG0 slot 0 of each pair (WG0: 0 top/S ready, 1 P_A out, 2 PV(A,L) done, 3 P_B in, "
            "4 PV(B,L) done, 5 QK(A') issued, 6 S_A' done | WG1: 0 P_A in, 1 P_B out, 2 PV(A,R) done, 3 PV(B,R) done, "
@@ -229,6 +262,19 @@ int main(int argc, char **argv)
             el = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
         } while (el < sustain_s);
         printf("opt=%d sustained %.1f s: %ld launches, %.1f us/launch\n", opt, el, n, el * 1e6 / n);
+        {  // the last launch's effective SM clock (clock64 cycles / globaltimer ns over its CTAs): what
+           // the kernel ran at under the cap, whatever nvidia-smi's sampled clock says
+            const int nc = grid.x * grid.y * grid.z;
+            std::vector<unsigned long long> ct((size_t)nc * 5);
+            cudaMemcpyFromSymbol(ct.data(), g_v3_cta, ct.size() * 8);
+            double cyc = 0, dt = 0;
+            for (int i = 0; i < nc; ++i) {
+                cyc += (double)(ct[5 * (size_t)i + 4] - ct[5 * (size_t)i + 3]);
+                dt += (double)(ct[5 * (size_t)i + 2] - ct[5 * (size_t)i + 1]);
+            }
+            printf("opt=%d sustained, last launch: SM clock over the CTAs %.3f GHz, mean CTA %.1f us\n", opt,
+                   dt > 0 ? cyc / dt : 0.0, dt / nc * 1e-3);
+        }
     }
     return 0;
 }

@@ -74,6 +74,14 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 // b=32,s=1 78.5 vs 70.8 us, b=64,s=1 134.8 vs 128.8, h=16,t=8192 397 vs 301.5 (same call,
 // v12/v13/v13/v12 order). No consumer thread issued a prefetch, so it is not the consumers'
 // issue slots or release waits; the prefetches themselves cost DRAM or L2 time.
+// Two more were measured and removed in the tenth session (docs/kernels/flash_mla.md, v14, v15):
+// consumer 1's PVs as four 64-column wgmma groups, each V box reloaded as soon as its group
+// retired (the pair 5498 -> 5864 SM cycles at s=16: P_B's publication waits behind 16 wgmma
+// issues, and the next S still waits for the last box, which lands ~1800 cycles after its reload
+// is issued, pure latency); and the split merge fed by bulk copies into the peer's dead Q tile
+// instead of DSMEM loads (finish 15300 -> 18900 cycles: 64 one-KB bulk copies a CTA take ~4400
+// cycles to issue, and the merge loop took ~9200 cycles with local loads too, so the DSMEM loads
+// were not its cost).
 enum : int {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,
@@ -188,12 +196,24 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
     do {                                                                                        \
         if (tid == 128 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) g_v3_mark[k] = clock64(); \
     } while (0)
+// OPT_CMERGE's finish, thread 0 of consumer w of CTA (0, y, 0), y = 0, 1 (the two splits of row
+// block 0): SM clock at its points (0 entry, 1 halves written, 2 after the first cluster barrier,
+// 3 weights done, 4 merged rows stored, 5 after the second barrier; 6 finish_pair's entry, before
+// the row-sum exchange).
+__device__ long long g_v3_fin[2][2][8];
+#define V3_FIN(k)                                                                                     \
+    do {                                                                                              \
+        if (own == 0 && blockIdx.x == 0 && blockIdx.z == 0 && blockIdx.y < 2) g_v3_fin[blockIdx.y][c.w][k] = clock64(); \
+    } while (0)
 #define V3_TR(w, pair, slot)                                                                  \
     do {                                                                                       \
         if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && (pair) < 64) \
             g_v3_trace[w][pair][slot] = clock64();                                             \
     } while (0)
 #else
+#define V3_FIN(k) \
+    do {          \
+    } while (0)
 #define V3_MK(k) \
     do {         \
     } while (0)
@@ -508,6 +528,7 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
                                                   const float (&lt)[2], const float (&mr)[2], char *stage, int ns,
                                                   int q)
 {
+    V3_FIN(0);
     char *half = stage + c.w * STAGE_HALF;
     float *lse_w = reinterpret_cast<float *>(stage + CM_LSE) + c.w * BM;
 #pragma unroll
@@ -521,9 +542,11 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
                 make_float2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
         if (c.c4 == 0) lse_w[row] = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
     }
+    V3_FIN(1);
     // Every CTA's halves and lse are written (and every CTA of the cluster has started, which a
     // distributed shared memory access needs).
     cluster_sync();
+    V3_FIN(2);
 
     // This CTA's rows: q + ns * i for i < nmine; their weights (one thread a row).
     const int nmine = (BM - q + ns - 1) / ns;
@@ -551,6 +574,7 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
             if (float *lp = pol.lse_at(m)) *lp = den > 0.f ? mx + logf(den) : -CUDART_INF_F;
     }
     named_bar_sync(BAR_OWN + c.w, 128);
+    V3_FIN(3);
     // 16-byte pieces: 64 per row of the half; a warp instruction reads 512 contiguous bytes of
     // one copy and writes 256 of the output row.
     const uint32_t hbase = smem_addr(half);
@@ -578,7 +602,9 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
         *reinterpret_cast<uint2 *>(pol.out_row(m) + c.w * 256 + pc * 4) =
             make_uint2(pack_bf16x2(acc.x, acc.y), pack_bf16x2(acc.z, acc.w));
     }
+    V3_FIN(4);
     cluster_sync();  // no peer reads this CTA's copies any more
+    V3_FIN(5);
 }
 
 template <int OPT = 0>
@@ -587,6 +613,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
                                             uint64_t *sums, uint32_t parity, long long slot,
                                             const float (&o)[128], int own = 0, char *stage = nullptr)
 {
+    if (OPT & OPT_CMERGE) V3_FIN(6);
     float l0 = c.l_run0, l1 = c.l_run1;
     quad_sum2(l0, l1);
     float lt[2];

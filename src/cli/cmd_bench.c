@@ -35,11 +35,17 @@ static double anchor_us(const mla_problem *pb)
     return 0;
 }
 
+/* --passes: how often the whole grid runs (each pass in its own order); a row reports the median
+ * of its passes' medians and their range. */
+#define BENCH_MAX_PASSES 16
+
 typedef struct brow {
     mla_problem pb;
     const mla_kernel_version *kv;
     int ok;
     double us, tflops, gbs, floor_us, pct, anchor;
+    double pass_us[BENCH_MAX_PASSES];
+    int npass;
     char tiling[160], source[32], why[512];
 } brow;
 
@@ -165,6 +171,54 @@ static void exec_order(const grid *g, int alternate, int *ord)
     }
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A row's result over its passes: the median of the passes' medians (the mean of the middle two
+ * for an even count), with the roofline figures at that time. */
+static void finish_row(brow *r, double tf, double gbs)
+{
+    if (r->npass == 0) return;
+    double t[BENCH_MAX_PASSES];
+    memcpy(t, r->pass_us, (size_t)r->npass * sizeof t[0]);
+    qsort(t, (size_t)r->npass, sizeof t[0], cmp_dbl);
+    r->us = r->npass % 2 ? t[r->npass / 2] : 0.5 * (t[r->npass / 2 - 1] + t[r->npass / 2]);
+    cli_roofline rf;
+    cli_roofline_compute(&r->pb, r->us, tf, gbs, &rf);
+    r->ok = 1;
+    r->tflops = rf.tflops;
+    r->gbs = rf.gbs;
+    r->floor_us = rf.floor_us;
+    r->pct = rf.pct_of_floor;
+}
+
+static void pass_range(const brow *r, double *lo, double *hi)
+{
+    *lo = *hi = r->pass_us[0];
+    for (int i = 1; i < r->npass; i++) {
+        if (r->pass_us[i] < *lo) *lo = r->pass_us[i];
+        if (r->pass_us[i] > *hi) *hi = r->pass_us[i];
+    }
+}
+
+/* Every problem's versions in the opposite order (they are consecutive in `ord`). */
+static void flip_order(const grid *g, int *ord)
+{
+    for (int i = 0; i < g->n;) {
+        int j = i + 1;
+        while (j < g->n && same_problem(&g->r[ord[j]].pb, &g->r[ord[i]].pb)) j++;
+        for (int a = i, b = j - 1; a < b; a++, b--) {
+            const int t = ord[a];
+            ord[a] = ord[b];
+            ord[b] = t;
+        }
+        i = j;
+    }
+}
+
 static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int ordinal, double tf, double gbs,
                      int autotune)
 {
@@ -230,43 +284,45 @@ static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int or
         }
         cli_roofline rf;
         cli_roofline_compute(&r->pb, med, tf, gbs, &rf);
-        r->ok = 1;
-        r->us = med;
-        r->tflops = rf.tflops;
-        r->gbs = rf.gbs;
-        r->floor_us = rf.floor_us;
-        r->pct = rf.pct_of_floor;
+        if (r->npass < BENCH_MAX_PASSES) r->pass_us[r->npass++] = med;
         fprintf(stderr, "  %-16s b=%-3d h=%-3d t=%-4d s=%-3d n=%-4d %10.1f us %7.1f TFLOP/s %7.0f GB/s %5.1f %% of floor\n",
-                r->kv->name, r->pb.b, r->pb.h, r->pb.t, r->pb.s, r->pb.n, r->us, r->tflops, r->gbs, r->pct);
+                r->kv->name, r->pb.b, r->pb.h, r->pb.t, r->pb.s, r->pb.n, med, rf.tflops, rf.gbs, rf.pct_of_floor);
     }
     if (have_in) mla_dev_inputs_destroy(&in);
 }
 
-static char *markdown(const grid *g, const char *devname, const char *peak_src, double tf, double gbs, int alternate)
+static char *markdown(const grid *g, const char *devname, const char *peak_src, double tf, double gbs, int alternate,
+                      int passes)
 {
     size_t cap = 4096 + (size_t)g->n * 256, n = 0;
     char *s = malloc(cap);
     n += (size_t)snprintf(s + n, cap - n,
                           "# mla_var3 bench-all on %s\n\nRoofline floor at %s peaks: %.0f TFLOP/s, %.0f GB/s. "
-                          "Times: median of 30 CUDA-graph replays (warm-up 5), whole pipeline; a problem's "
+                          "Times: median of 30 CUDA-graph replays (warm-up 5), whole pipeline; %d pass%s of the "
+                          "grid, a row's us the median of its passes (range in the last column); a problem's "
                           "versions ran %s. FlashMLA figures from ANCHORS.md.\n\n"
-                          "| design | version | b | h | t | s | n | us | TFLOP/s | GB/s | floor us | %% floor | FlashMLA us | FlashMLA/ours | tiling |\n"
-                          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                          devname, peak_src, tf, gbs,
-                          alternate ? "in registry order, reversed on every second problem" : "in registry order");
+                          "| design | version | b | h | t | s | n | us | TFLOP/s | GB/s | floor us | %% floor | FlashMLA us | FlashMLA/ours | tiling | passes (min-max us) |\n"
+                          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                          devname, peak_src, tf, gbs, passes, passes == 1 ? "" : "es",
+                          alternate ? (passes > 1 ? "in registry order, reversed on every second problem and "
+                                                    "every second pass"
+                                                  : "in registry order, reversed on every second problem")
+                                    : "in registry order");
     for (int i = 0; i < g->n; i++) {
         const brow *r = &g->r[i];
         char anc[32] = "", ratio[32] = "";
         if (r->anchor > 0) snprintf(anc, sizeof anc, "%.1f", r->anchor);
         if (r->anchor > 0 && r->ok) snprintf(ratio, sizeof ratio, "%.2f", r->anchor / r->us);
-        if (r->ok)
+        if (r->ok) {
+            double lo, hi;
+            pass_range(r, &lo, &hi);
             n += (size_t)snprintf(s + n, cap - n,
-                                  "| %s | %s | %d | %d | %d | %d | %d | %.1f | %.1f | %.0f | %.1f | %.1f | %s | %s | %s (%s) |\n",
+                                  "| %s | %s | %d | %d | %d | %d | %d | %.1f | %.1f | %.0f | %.1f | %.1f | %s | %s | %s (%s) | %d (%.1f-%.1f) |\n",
                                   mla_design_name(r->pb.design), r->kv->name, r->pb.b, r->pb.h, r->pb.t, r->pb.s,
                                   r->pb.n, r->us, r->tflops, r->gbs, r->floor_us, r->pct, anc, ratio, r->tiling,
-                                  r->source);
-        else
-            n += (size_t)snprintf(s + n, cap - n, "| %s | %s | %d | %d | %d | %d | %d | - | - | - | - | - | %s | | %s |\n",
+                                  r->source, r->npass, lo, hi);
+        } else
+            n += (size_t)snprintf(s + n, cap - n, "| %s | %s | %d | %d | %d | %d | %d | - | - | - | - | - | %s | | %s | 0 |\n",
                                   mla_design_name(r->pb.design), r->kv->name, r->pb.b, r->pb.h, r->pb.t, r->pb.s,
                                   r->pb.n, anc, r->why);
         if (cap - n < 1024) {
@@ -376,7 +432,7 @@ static void svg_write(const char *path, const grid *g, double tf, double gbs, co
 int cli_cmd_bench(int argc, char **argv)
 {
     const char *out = "out";
-    int quick = 0, ordinal = 0, autotune = 0, alternate = 1, dry = 0;
+    int quick = 0, ordinal = 0, autotune = 0, alternate = 1, dry = 0, passes = 1;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int missing = 0;
@@ -393,6 +449,9 @@ int cli_cmd_bench(int argc, char **argv)
             if (!strcmp(v, "alternate")) alternate = 1;
             else if (!strcmp(v, "registry")) alternate = 0;
             else return cli_usage_error("%s: the order is alternate or registry", argv[i]);
+        } else if ((v = cli_flag_value(argv[i], "passes", &missing))) {
+            int rc = cli_parse_int(argv[i], v, 1, BENCH_MAX_PASSES, &passes);
+            if (rc) return rc;
         } else if (!strcmp(argv[i], "--dry-run")) dry = 1;
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--autotune")) autotune = 1;
@@ -433,22 +492,37 @@ int cli_cmd_bench(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     int *ord = malloc((size_t)g.n * sizeof *ord);
-    exec_order(&g, alternate, ord);
+    /* Pass p runs every problem's versions in the order pass p - 1 did not (with alternate), so
+       over two passes each version of a problem is measured once first and once second. */
     if (dry) {
         /* what would run, in order, with no GPU work (no architecture gate either) */
-        printf("bench-all dry run: %d rows, order %s\n", g.n, alternate ? "alternate" : "registry");
-        for (int oi = 0; oi < g.n; oi++) {
-            const brow *r = &g.r[ord[oi]];
-            printf("%4d  %-20s b=%d h=%d t=%d s=%d n=%d\n", oi + 1, r->kv->name, r->pb.b, r->pb.h, r->pb.t, r->pb.s,
-                   r->pb.n);
+        if (passes > 1)
+            printf("bench-all dry run: %d rows, order %s, %d passes\n", g.n, alternate ? "alternate" : "registry",
+                   passes);
+        else
+            printf("bench-all dry run: %d rows, order %s\n", g.n, alternate ? "alternate" : "registry");
+        for (int p = 0; p < passes; p++) {
+            exec_order(&g, alternate, ord);
+            if (alternate && (p & 1)) flip_order(&g, ord);
+            for (int oi = 0; oi < g.n; oi++) {
+                const brow *r = &g.r[ord[oi]];
+                printf("%4d  %-20s b=%d h=%d t=%d s=%d n=%d%s\n", p * g.n + oi + 1, r->kv->name, r->pb.b, r->pb.h,
+                       r->pb.t, r->pb.s, r->pb.n, passes > 1 ? (oi == 0 ? "   (pass start)" : "") : "");
+            }
         }
         free(ord);
         free(g.r);
         return 0;
     }
-    fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s\n", dev.name, g.n, peak_src,
-            tf, gbs, alternate ? "alternate" : "registry");
-    run_rows(&g, ord, &dev, ordinal, tf, gbs, autotune);
+    fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s\n", dev.name,
+            g.n, peak_src, tf, gbs, alternate ? "alternate" : "registry", passes, passes == 1 ? "" : "es");
+    for (int p = 0; p < passes; p++) {
+        exec_order(&g, alternate, ord);
+        if (alternate && (p & 1)) flip_order(&g, ord);
+        if (passes > 1) fprintf(stderr, " pass %d of %d\n", p + 1, passes);
+        run_rows(&g, ord, &dev, ordinal, tf, gbs, autotune);
+    }
+    for (int i = 0; i < g.n; i++) finish_row(&g.r[i], tf, gbs);
     free(ord);
 
     if (cli_mkdir_p(out) != 0) {
@@ -456,7 +530,7 @@ int cli_cmd_bench(int argc, char **argv)
         free(g.r);
         return CLI_EXIT_FAIL;
     }
-    char *md = markdown(&g, dev.name, peak_src, tf, gbs, alternate);
+    char *md = markdown(&g, dev.name, peak_src, tf, gbs, alternate, passes);
     cli_write_text(out, "bench.md", md);
 
     cJSON *o = cJSON_CreateObject();
@@ -468,6 +542,7 @@ int cli_cmd_bench(int argc, char **argv)
     cJSON_AddStringToObject(o, "library_version", mla_version_string());
     cJSON_AddBoolToObject(o, "quick", quick);
     cJSON_AddStringToObject(o, "order", alternate ? "alternate" : "registry");
+    cJSON_AddNumberToObject(o, "passes", passes);
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     for (int i = 0; i < g.n; i++) {
         const brow *r = &g.r[i];
@@ -477,6 +552,8 @@ int cli_cmd_bench(int argc, char **argv)
         cJSON_AddBoolToObject(j, "ok", r->ok);
         if (r->ok) {
             cJSON_AddNumberToObject(j, "us", r->us);
+            cJSON *pu = cJSON_AddArrayToObject(j, "pass_us");
+            for (int k = 0; k < r->npass; k++) cJSON_AddItemToArray(pu, cJSON_CreateNumber(r->pass_us[k]));
             cJSON_AddNumberToObject(j, "tflops", r->tflops);
             cJSON_AddNumberToObject(j, "gbs", r->gbs);
             cJSON_AddNumberToObject(j, "floor_us", r->floor_us);

@@ -75,14 +75,17 @@ void cli_help_devices(FILE *f)
 void cli_help_bench(FILE *f)
 {
     fprintf(f, "usage: mla_var3 bench-all [--out=DIR] [--quick] [--autotune] [--versions=a,b] [--device=N]\n"
-               "                          [--order=alternate|registry] [--dry-run]\n"
+               "                          [--order=alternate|registry] [--passes=N] [--dry-run]\n"
                "  times every runnable version on MLA_SPEC.md's benchmark grid (CUDA-graph replay,\n"
                "  warm-up 5, median of 30) and writes DIR/bench.md, DIR/bench.json and\n"
                "  DIR/bench_b32_t4096.svg (default DIR: out). --quick: a few rows only. --autotune: tune each row (cached winners reused).\n"
                "  --versions=flash_mla_v1,flash_mla_v0: only these versions' rows.\n"
                "  --order: a problem's versions run in registry order, reversed on every second problem\n"
                "  (alternate, the default: under a power cap the version measured second on a long row\n"
-               "  loses several %%), or always in registry order. --dry-run: print the rows in the order\n"
+               "  loses several %%), or always in registry order. --passes=N (1-16, default 1): run the\n"
+               "  whole grid N times, every second pass with each problem's versions in the other order;\n"
+               "  a row reports the median of its passes and their range (one pass of two identical\n"
+               "  kernels differed by up to 14 %% on the H200). --dry-run: print the rows in the order\n"
                "  they would run and exit (no GPU needed).\n"
                "  FlashMLA's figures (ANCHORS.md) are shown for the flash_mla rows.\n%s",
             exit_codes);

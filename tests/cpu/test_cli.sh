@@ -110,6 +110,16 @@ o=$(order_of --order=registry)
 [ "$o" = "flash_mla_v9 flash_mla_v12 flash_mla_v9 flash_mla_v12 " ] && ok || bad "bench-all --order=registry: '$o'"
 n=$("$CLI" bench-all --dry-run --versions=flash_mla_v12 | head -1)
 [ "$n" = "bench-all dry run: 16 rows, order alternate" ] && ok || bad "flash_mla_v12 grid: '$n' (16 rows expected)"
+# --passes=2: the second pass runs every problem's versions in the other order (so each version
+# is measured once first and once second), and the grid twice
+o=$("$CLI" bench-all --dry-run --versions=flash_mla_v9,flash_mla_v12 --passes=2 2>err.txt |
+    awk 'NR == 1 { head = $0 } NR == 34 || NR == 35 { printf "%s ", $2 } END { printf "| %s", head }')
+[ "$o" = "flash_mla_v12 flash_mla_v9 | bench-all dry run: 32 rows, order alternate, 2 passes" ] && ok \
+    || bad "bench-all --passes=2 order: '$o' $(cat err.txt)"
+o=$("$CLI" bench-all --dry-run --versions=flash_mla_v9,flash_mla_v12 --passes=2 --order=registry | awk 'NR == 34 || NR == 35 { printf "%s ", $2 }')
+[ "$o" = "flash_mla_v9 flash_mla_v12 " ] && ok || bad "bench-all --passes=2 --order=registry: '$o'"
+"$CLI" bench-all --dry-run --passes=0 >/dev/null 2>err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--passes=0" err.txt && ok || bad "bench-all --passes=0: rc=$rc $(cat err.txt)"
 "$CLI" bench-all --order=fastest >/dev/null 2>err.txt; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--order=fastest" err.txt && ok || bad "bench-all --order=fastest: rc=$rc $(cat err.txt)"
 

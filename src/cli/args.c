@@ -160,6 +160,10 @@ int cli_parse_run(int argc, char **argv, cli_run_opts *o)
             unsigned long long sd = strtoull(v, &end, 10);
             if (*end || errno) return cli_usage_error("%s: not a non-negative integer", a);
             o->seed = sd;
+        } else if ((v = cli_flag_value(a, "pages", &missing))) {
+            if (!strcmp(v, "random")) o->pages_sequential = 0;
+            else if (!strcmp(v, "sequential")) o->pages_sequential = 1;
+            else return cli_usage_error("%s: the page order is random or sequential", a);
         } else if ((v = cli_flag_value(a, "prof_type", &missing))) {
             int found = -1;
             for (int p = 0; p < 5; p++)

@@ -24,6 +24,7 @@ typedef struct cli_run_opts {
     mla_problem pb;
     int n_given, scale_given;
     int varlen;
+    int pages_sequential;    /* --pages=sequential: timed inputs' pages in order (default random) */
     uint64_t seed;
     int check, autotune, json;
     cli_prof_type prof;

@@ -220,7 +220,7 @@ static void flip_order(const grid *g, int *ord)
 }
 
 static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int ordinal, double tf, double gbs,
-                     int autotune)
+                     int autotune, mla_page_order pages)
 {
     mla_dev_inputs in;
     int have_in = 0;
@@ -260,7 +260,7 @@ static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int or
             if (have_in) mla_dev_inputs_destroy(&in);
             have_in = 0;
             memset(&in, 0, sizeof in);
-            if (mla_dev_inputs_create(&r->pb, 0, 1234, dev, &in) != MLA_STATUS_OK) {
+            if (mla_dev_inputs_create_paged(&r->pb, 0, 1234, pages, dev, &in) != MLA_STATUS_OK) {
                 snprintf(r->why, sizeof r->why, "inputs: %s", mla_last_error());
                 mla_plan_destroy(plan);
                 continue;
@@ -292,7 +292,7 @@ static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int or
 }
 
 static char *markdown(const grid *g, const char *devname, const char *peak_src, double tf, double gbs, int alternate,
-                      int passes)
+                      int passes, mla_page_order pages)
 {
     size_t cap = 4096 + (size_t)g->n * 256, n = 0;
     char *s = malloc(cap);
@@ -300,14 +300,16 @@ static char *markdown(const grid *g, const char *devname, const char *peak_src, 
                           "# mla_var3 bench-all on %s\n\nRoofline floor at %s peaks: %.0f TFLOP/s, %.0f GB/s. "
                           "Times: median of 30 CUDA-graph replays (warm-up 5), whole pipeline; %d pass%s of the "
                           "grid, a row's us the median of its passes (range in the last column); a problem's "
-                          "versions ran %s. FlashMLA figures from ANCHORS.md.\n\n"
+                          "versions ran %s. Paged caches: %s. FlashMLA figures from ANCHORS.md.\n\n"
                           "| design | version | b | h | t | s | n | us | TFLOP/s | GB/s | floor us | %% floor | FlashMLA us | FlashMLA/ours | tiling | passes (min-max us) |\n"
                           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
                           devname, peak_src, tf, gbs, passes, passes == 1 ? "" : "es",
                           alternate ? (passes > 1 ? "in registry order, reversed on every second problem and "
                                                     "every second pass"
                                                   : "in registry order, reversed on every second problem")
-                                    : "in registry order");
+                                    : "in registry order",
+                          pages == MLA_PAGES_SEQUENTIAL ? "pages in order (request-major)"
+                                                        : "pages in a random permutation");
     for (int i = 0; i < g->n; i++) {
         const brow *r = &g->r[i];
         char anc[32] = "", ratio[32] = "";
@@ -433,6 +435,7 @@ int cli_cmd_bench(int argc, char **argv)
 {
     const char *out = "out";
     int quick = 0, ordinal = 0, autotune = 0, alternate = 1, dry = 0, passes = 1;
+    mla_page_order pages = MLA_PAGES_RANDOM;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int missing = 0;
@@ -452,6 +455,10 @@ int cli_cmd_bench(int argc, char **argv)
         } else if ((v = cli_flag_value(argv[i], "passes", &missing))) {
             int rc = cli_parse_int(argv[i], v, 1, BENCH_MAX_PASSES, &passes);
             if (rc) return rc;
+        } else if ((v = cli_flag_value(argv[i], "pages", &missing))) {
+            if (!strcmp(v, "random")) pages = MLA_PAGES_RANDOM;
+            else if (!strcmp(v, "sequential")) pages = MLA_PAGES_SEQUENTIAL;
+            else return cli_usage_error("%s: the page order is random or sequential", argv[i]);
         } else if (!strcmp(argv[i], "--dry-run")) dry = 1;
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--autotune")) autotune = 1;
@@ -496,11 +503,9 @@ int cli_cmd_bench(int argc, char **argv)
        over two passes each version of a problem is measured once first and once second. */
     if (dry) {
         /* what would run, in order, with no GPU work (no architecture gate either) */
-        if (passes > 1)
-            printf("bench-all dry run: %d rows, order %s, %d passes\n", g.n, alternate ? "alternate" : "registry",
-                   passes);
-        else
-            printf("bench-all dry run: %d rows, order %s\n", g.n, alternate ? "alternate" : "registry");
+        printf("bench-all dry run: %d rows, order %s", g.n, alternate ? "alternate" : "registry");
+        if (passes > 1) printf(", %d passes", passes);
+        printf("%s\n", pages == MLA_PAGES_SEQUENTIAL ? ", pages sequential" : "");
         for (int p = 0; p < passes; p++) {
             exec_order(&g, alternate, ord);
             if (alternate && (p & 1)) flip_order(&g, ord);
@@ -514,13 +519,14 @@ int cli_cmd_bench(int argc, char **argv)
         free(g.r);
         return 0;
     }
-    fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s\n", dev.name,
-            g.n, peak_src, tf, gbs, alternate ? "alternate" : "registry", passes, passes == 1 ? "" : "es");
+    fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s, pages %s\n",
+            dev.name, g.n, peak_src, tf, gbs, alternate ? "alternate" : "registry", passes, passes == 1 ? "" : "es",
+            pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random");
     for (int p = 0; p < passes; p++) {
         exec_order(&g, alternate, ord);
         if (alternate && (p & 1)) flip_order(&g, ord);
         if (passes > 1) fprintf(stderr, " pass %d of %d\n", p + 1, passes);
-        run_rows(&g, ord, &dev, ordinal, tf, gbs, autotune);
+        run_rows(&g, ord, &dev, ordinal, tf, gbs, autotune, pages);
     }
     for (int i = 0; i < g.n; i++) finish_row(&g.r[i], tf, gbs);
     free(ord);
@@ -530,7 +536,7 @@ int cli_cmd_bench(int argc, char **argv)
         free(g.r);
         return CLI_EXIT_FAIL;
     }
-    char *md = markdown(&g, dev.name, peak_src, tf, gbs, alternate, passes);
+    char *md = markdown(&g, dev.name, peak_src, tf, gbs, alternate, passes, pages);
     cli_write_text(out, "bench.md", md);
 
     cJSON *o = cJSON_CreateObject();
@@ -543,6 +549,7 @@ int cli_cmd_bench(int argc, char **argv)
     cJSON_AddBoolToObject(o, "quick", quick);
     cJSON_AddStringToObject(o, "order", alternate ? "alternate" : "registry");
     cJSON_AddNumberToObject(o, "passes", passes);
+    cJSON_AddStringToObject(o, "pages", pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random");
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     for (int i = 0; i < g.n; i++) {
         const brow *r = &g.r[i];

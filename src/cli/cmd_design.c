@@ -68,6 +68,7 @@ static void write_params(const run_ctx *c)
     if (c->cache_path && *c->cache_path) cJSON_AddStringToObject(o, "tune_cache", c->cache_path);
     cJSON_AddNumberToObject(o, "seed", (double)c->o->seed);
     cJSON_AddBoolToObject(o, "varlen", c->o->varlen != 0);
+    cJSON_AddStringToObject(o, "pages", c->o->pages_sequential ? "sequential" : "random");
     cJSON_AddStringToObject(o, "prof_type", cli_prof_name(c->o->prof));
     cJSON_AddStringToObject(o, "library_version", mla_version_string());
     time_t now = time(NULL);
@@ -706,7 +707,8 @@ static int run_gpu(const cli_run_opts *o)
     mla_dev_inputs in;
     memset(&in, 0, sizeof in);
     void *ws = NULL;
-    st = mla_dev_inputs_create(pb, child ? 1 : 0, o->seed, &dev, &in);
+    st = mla_dev_inputs_create_paged(pb, child ? 1 : 0, o->seed, o->pages_sequential ? MLA_PAGES_SEQUENTIAL : MLA_PAGES_RANDOM,
+                                     &dev, &in);
     if (st == MLA_STATUS_OK && cli_gpu_alloc(&ws, plan->workspace_bytes, why, sizeof why) != 0)
         st = mla_fail(MLA_STATUS_OUT_OF_MEMORY, "workspace: %s", why);
     cJSON *tm = cJSON_AddObjectToObject(res, "timings");

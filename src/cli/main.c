@@ -41,6 +41,8 @@ void cli_help_design(FILE *f)
         "  --p=N [64] RoPE dim   --page=N [64] cache page    --causal=0|1 [1]\n"
         "  --n=N   mla_var6_plus only: newest tokens decompressed [t/2]\n"
         "  --scale=X [1/sqrt(d+p)]   --varlen (random per-request lengths)   --seed=N [1234]\n"
+        "  --pages=random|sequential [random]  the timed inputs' block tables: a random permutation\n"
+        "                 of the pages, or request r's pages consecutive (an arange table)\n"
         "run:\n"
         "  --check        compare with a reference (GPU: naive fp32 kernel; CPU: naive formula)\n"
         "  --autotune     time every tiling candidate now and cache the winner\n"
@@ -75,7 +77,8 @@ void cli_help_devices(FILE *f)
 void cli_help_bench(FILE *f)
 {
     fprintf(f, "usage: mla_var3 bench-all [--out=DIR] [--quick] [--autotune] [--versions=a,b] [--device=N]\n"
-               "                          [--order=alternate|registry] [--passes=N] [--dry-run]\n"
+               "                          [--order=alternate|registry] [--passes=N] [--pages=random|sequential]\n"
+               "                          [--dry-run]\n"
                "  times every runnable version on MLA_SPEC.md's benchmark grid (CUDA-graph replay,\n"
                "  warm-up 5, median of 30) and writes DIR/bench.md, DIR/bench.json and\n"
                "  DIR/bench_b32_t4096.svg (default DIR: out). --quick: a few rows only. --autotune: tune each row (cached winners reused).\n"
@@ -85,7 +88,9 @@ void cli_help_bench(FILE *f)
                "  loses several %%), or always in registry order. --passes=N (1-16, default 1): run the\n"
                "  whole grid N times, every second pass with each problem's versions in the other order;\n"
                "  a row reports the median of its passes and their range (one pass of two identical\n"
-               "  kernels differed by up to 14 %% on the H200). --dry-run: print the rows in the order\n"
+               "  kernels differed by up to 14 %% on the H200). --pages: the paged caches' block tables\n"
+               "  as a random permutation of the pages (the default: a cache after serving churn) or in\n"
+               "  order (request r's pages consecutive, as an arange block table). --dry-run: print the rows in the order\n"
                "  they would run and exit (no GPU needed).\n"
                "  FlashMLA's figures (ANCHORS.md) are shown for the flash_mla rows.\n%s",
             exit_codes);

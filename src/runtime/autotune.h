@@ -14,13 +14,24 @@ extern "C" {
 
 #define MLA_MAX_INPUT_COPIES 16
 
+/* How the pages of the paged designs' caches are laid out: a random permutation of all pages
+ * (a serving cache after churn: the default, what the benchmarks report), or in order (request
+ * r's pages consecutive in memory, as a fresh cache or a benchmark with an arange block table
+ * would have them). */
+typedef enum mla_page_order { MLA_PAGES_RANDOM = 0, MLA_PAGES_SEQUENTIAL = 1 } mla_page_order;
+
+/* The block table's page indices, [num_pages] (request-major), for input copy `copy`: 0, 1, ...
+ * in order, or a Fisher-Yates permutation seeded by (seed, copy). */
+void mla_page_table(int32_t *bt, int64_t num_pages, uint64_t seed, int copy, mla_page_order order);
+
 /* Random device inputs of a problem, `copies` independent sets so that a rotation over them
  * exceeds the L2 (copies = 0: enough for 2x L2, at most MLA_MAX_INPUT_COPIES). Outputs are
  * allocated per copy too. Values randn/10-like, never zeros; seqlens = t for every request;
- * block tables are a random permutation of the pages. */
+ * block tables by mla_page_table (mla_dev_inputs_create: random). */
 typedef struct mla_dev_inputs {
     mla_problem pb;
     int copies;
+    mla_page_order pages;
     void *tensors[MLA_MAX_INPUT_COPIES];   /* each points to the design's mla_*_tensors */
     void *allocs[64];
     int num_allocs;
@@ -28,6 +39,8 @@ typedef struct mla_dev_inputs {
 
 mla_status mla_dev_inputs_create(const mla_problem *pb, int copies, uint64_t seed,
                                  const mla_device_info *dev, mla_dev_inputs *in);
+mla_status mla_dev_inputs_create_paged(const mla_problem *pb, int copies, uint64_t seed, mla_page_order pages,
+                                       const mla_device_info *dev, mla_dev_inputs *in);
 void mla_dev_inputs_destroy(mla_dev_inputs *in);
 
 /* Time a version's pipeline (stages in stage_mask) by CUDA-graph replay with events: one graph

@@ -96,12 +96,39 @@ extern "C" void mla_dev_inputs_destroy(mla_dev_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+extern "C" void mla_page_table(int32_t *bt, int64_t num_pages, uint64_t seed, int copy, mla_page_order order)
+{
+    for (int64_t j = 0; j < num_pages; j++)
+        bt[j] = (int32_t)j;
+    if (order == MLA_PAGES_SEQUENTIAL)
+        return;
+    /* Fisher-Yates, seeded per copy */
+    uint64_t r = mix64(seed ^ (0x2545f4914f6cdd1dull * (uint64_t)(copy + 1)));
+    for (int64_t j = num_pages - 1; j > 0; j--) {
+        r = mix64(r + 0x9e3779b97f4a7c15ull);
+        const int64_t m = (int64_t)(r % (uint64_t)(j + 1));
+        const int32_t tmp = bt[j];
+        bt[j] = bt[m];
+        bt[m] = tmp;
+    }
+}
+
 extern "C" mla_status mla_dev_inputs_create(const mla_problem *pb, int copies, uint64_t seed,
                                             const mla_device_info *dev, mla_dev_inputs *in)
+{
+    return mla_dev_inputs_create_paged(pb, copies, seed, MLA_PAGES_RANDOM, dev, in);
+}
+
+extern "C" mla_status mla_dev_inputs_create_paged(const mla_problem *pb, int copies, uint64_t seed,
+                                                  mla_page_order pages, const mla_device_info *dev,
+                                                  mla_dev_inputs *in)
 {
     if (!pb || !in)
         return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_dev_inputs_create: null argument");
     memset(in, 0, sizeof *in);
+    if (pages != MLA_PAGES_RANDOM && pages != MLA_PAGES_SEQUENTIAL)
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_dev_inputs_create: page order %d", (int)pages);
+    in->pages = pages;
     if (copies < 0 || copies > MLA_MAX_INPUT_COPIES)
         return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_dev_inputs_create: copies %d not in 0..%d",
                         copies, MLA_MAX_INPUT_COPIES);
@@ -118,7 +145,7 @@ extern "C" mla_status mla_dev_inputs_create(const mla_problem *pb, int copies, u
                         pb->page_size);
 
     /* Pages: every request owns ceil(t / page) pages (for mla_var6_plus too, so that the block
-     * table is valid for any o <= t); the table is a random permutation of all of them. */
+     * table is valid for any o <= t); the table orders all of them as `pages` says. */
     const int64_t page = paged ? pb->page_size : 1;
     const int64_t max_pages = paged ? (t + page - 1) / page : 0;
     const int64_t num_pages = b * max_pages;
@@ -220,17 +247,7 @@ extern "C" mla_status mla_dev_inputs_create(const mla_problem *pb, int copies, u
         }
         e = cudaMemcpy(ptr(i_seq), host_seq.data(), 4 * (size_t)b, cudaMemcpyHostToDevice);
         if (e == cudaSuccess && paged) {
-            /* Fisher-Yates permutation of the pages, seeded per copy */
-            for (int64_t j = 0; j < num_pages; j++)
-                perm[(size_t)j] = (int32_t)j;
-            uint64_t r = mix64(seed ^ (0x2545f4914f6cdd1dull * (uint64_t)(c + 1)));
-            for (int64_t j = num_pages - 1; j > 0; j--) {
-                r = mix64(r + 0x9e3779b97f4a7c15ull);
-                int64_t m = (int64_t)(r % (uint64_t)(j + 1));
-                int32_t tmp = perm[(size_t)j];
-                perm[(size_t)j] = perm[(size_t)m];
-                perm[(size_t)m] = tmp;
-            }
+            mla_page_table(perm.data(), num_pages, seed, c, pages);
             e = cudaMemcpy(ptr(i_bt), perm.data(), 4 * (size_t)num_pages, cudaMemcpyHostToDevice);
         }
         if (e != cudaSuccess) {

@@ -120,6 +120,13 @@ o=$("$CLI" bench-all --dry-run --versions=flash_mla_v9,flash_mla_v12 --passes=2 
 [ "$o" = "flash_mla_v9 flash_mla_v12 " ] && ok || bad "bench-all --passes=2 --order=registry: '$o'"
 "$CLI" bench-all --dry-run --passes=0 >/dev/null 2>err.txt; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--passes=0" err.txt && ok || bad "bench-all --passes=0: rc=$rc $(cat err.txt)"
+# --pages: the dry run says when the caches' pages will be laid out in order; a bad value is a usage error
+h=$("$CLI" bench-all --dry-run --versions=flash_mla_v12 --pages=sequential | head -1)
+[ "$h" = "bench-all dry run: 16 rows, order alternate, pages sequential" ] && ok || bad "bench-all --pages=sequential: '$h'"
+"$CLI" bench-all --dry-run --pages=shuffled >/dev/null 2>err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--pages=shuffled" err.txt && ok || bad "bench-all --pages=shuffled: rc=$rc $(cat err.txt)"
+"$CLI" flash_mla --pages=bogus >/dev/null 2>err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--pages=bogus" err.txt && ok || bad "flash_mla --pages=bogus: rc=$rc $(cat err.txt)"
 "$CLI" bench-all --order=fastest >/dev/null 2>err.txt; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--order=fastest" err.txt && ok || bad "bench-all --order=fastest: rc=$rc $(cat err.txt)"
 

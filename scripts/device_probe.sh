@@ -9,8 +9,10 @@
 # MLA_PROBE_SUSTAIN_S seconds (default 4) at b=32,s=16 (MLA_PROBE_SUSTAIN_SHAPE="b s h t"), and a cuBLAS bf16 GEMM as long, each under
 # nvidia-smi sampling (100 ms): power, SM clock, temperature and the clock-event reasons under a
 # steady load (read only: nothing is set). MLA_PROBE_V8="b s h t parts; ..." also builds and runs
-# the persistent kernel's probe (scripts/probe/v8_trace.cu) on those shapes. Writes everything to
-# $OUT/probe.txt.
+# the persistent kernel's probe (scripts/probe/v8_trace.cu) on those shapes.
+# MLA_PROBE_SHAPES="b s h t; ..." replaces the timeline shapes (default "32 16 128 4096; 32 1 128
+# 4096; 128 1 16 8192"); MLA_PROBE_CMERGE_ONLY=1 builds only the split-merge kernels (opts 50431
+# and its variants: a quick build) and skips the TMA probe. Writes everything to $OUT/probe.txt.
 set -uo pipefail
 B=${1:-build}
 OUT=${OUT:-/tmp/out}
@@ -26,8 +28,11 @@ NV=(nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-con
 LIBS=(-lcuda)
 for d in /tmp/deps/usr/lib/*/; do [ -e "$d/libcjson.so" ] && LIBS+=(-L"$d"); done
 LIBS+=(-lcjson)
-"${NV[@]}" scripts/probe/v3_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v3_probe >"$OUT/probe_build.log" 2>&1 &&
-  "${NV[@]}" scripts/probe/tma_bw.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/tma_bw >>"$OUT/probe_build.log" 2>&1 ||
+CMO=()
+[ "${MLA_PROBE_CMERGE_ONLY:-0}" = 1 ] && { CMO=(-DV3_PROBE_CMERGE_ONLY); MLA_PROBE_TMA=0; }
+"${NV[@]}" "${CMO[@]}" scripts/probe/v3_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v3_probe >"$OUT/probe_build.log" 2>&1 &&
+  { [ "${MLA_PROBE_TMA:-1}" = 0 ] ||
+    "${NV[@]}" scripts/probe/tma_bw.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/tma_bw >>"$OUT/probe_build.log" 2>&1; } ||
   { echo "probe build failed"; tail -20 "$OUT/probe_build.log"; exit 1; }
 V8=${MLA_PROBE_V8:-}
 [ -n "$V8" ] && { "${NV[@]}" scripts/probe/v8_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v8_probe \
@@ -67,9 +72,11 @@ sampled() {
     IFS=';' read -ra V8S <<<"$V8"
     for shape in "${V8S[@]}"; do timeout 60 /tmp/v8_probe $shape; done
   fi
-  for shape in "32 16 128 4096" "32 1 128 4096" "128 1 16 8192"; do
+  IFS=';' read -ra SHAPES <<<"${MLA_PROBE_SHAPES:-32 16 128 4096; 32 1 128 4096; 128 1 16 8192}"
+  for shape in "${SHAPES[@]}"; do
+    # shellcheck disable=SC2086
     for o in $OPTS; do timeout 60 /tmp/v3_probe $shape "$o"; done
   done
 } >"$OUT/probe.txt" 2>&1
 sed -n '/TMA page probe/,/^DRAM  132    3/p' "$OUT/probe.txt"
-grep "steady\|us/launch\|^power\|sustained\|^CTA\|^SM cycles\|clusters" "$OUT/probe.txt"
+grep "steady\|us/launch\|^power\|sustained\|^CTA\|^SM cycles\|clusters\|merge finish" "$OUT/probe.txt" || true

@@ -12,16 +12,7 @@
 #include "device.h"
 #include "error.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-        }                                                                 \
-    } while (0)
+#include "check.h"
 
 static const char *const expected_keys[] = {"h100_sxm", "h100_pcie", "h200", "h800", "h20",
                                             "a100", "l40s", "rtx4090", "rtx5090", "b200"};
@@ -211,8 +202,8 @@ int main(void)
         printf("no GPU: %s\n", mla_last_error());
     }
 
-    if (failures) {
-        printf("test_devices_json: %d check(s) failed\n", failures);
+    if (failed) {
+        printf("test_devices_json: %d check(s) failed\n", failed);
         return 1;
     }
     printf("test_devices_json: all checks passed\n");

@@ -10,18 +10,9 @@
 #include "registry.h"
 #include "error.h"
 
-static int failures = 0, passed = 0, skipped = 0;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-        } else {                                                          \
-            passed++;                                                     \
-        }                                                                 \
-    } while (0)
+#include "check.h"
+
+static int skipped = 0;
 
 /* Expected verdicts, written out rather than recomputed from the rule under test. */
 typedef struct gate_case {
@@ -170,6 +161,6 @@ int main(void)
     test_table_devices();
     test_synthetic();
     test_defaults();
-    printf("test_gate: %d passed, %d failed, %d skipped\n", passed, failures, skipped);
-    return failures ? 1 : 0;
+    printf("test_gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
 }

@@ -10,19 +10,7 @@
 #include "mla_var3.h"
 #include "autotune.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (cond) {                                                                           \
-            passed++;                                                                         \
-        } else {                                                                              \
-            failed++;                                                                         \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                            \
-            printf(__VA_ARGS__);                                                              \
-            printf("\n");                                                                     \
-        }                                                                                     \
-    } while (0)
+#include "check.h"
 
 static int is_permutation(const int32_t *bt, int64_t n)
 {

@@ -9,16 +9,7 @@
 #include "registry.h"
 #include "error.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-        }                                                                 \
-    } while (0)
+#include "check.h"
 
 static int same_tiling(const mla_tiling *a, const mla_tiling *b)
 {
@@ -394,8 +385,8 @@ int main(void)
     test_table();
     test_fill();
     test_cmerge();
-    if (failures) {
-        printf("test_registry: %d check(s) failed\n", failures);
+    if (failed) {
+        printf("test_registry: %d check(s) failed\n", failed);
         return 1;
     }
     printf("test_registry: all checks passed\n");

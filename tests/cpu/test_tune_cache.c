@@ -15,19 +15,7 @@
 #include "plan.h"
 #include "registry.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (cond) {                                                                           \
-            passed++;                                                                         \
-        } else {                                                                              \
-            failed++;                                                                         \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                            \
-            printf(__VA_ARGS__);                                                              \
-            printf("\n");                                                                     \
-        }                                                                                     \
-    } while (0)
+#include "check.h"
 
 static char tmpdir[256];
 

@@ -158,14 +158,15 @@ static int same_problem(const mla_problem *a, const mla_problem *b)
  * 700 W cap the version measured second on a long row lost 8-10 % to the first in both rounds
  * of an alternated A/B (2026-11-30), so a fixed order biases a mixed bench against the newer
  * versions on every row. Alternating does not remove that from a row; it stops it from always
- * favouring the same version. */
-static void exec_order(const grid *g, int alternate, int *ord)
+ * favouring the same version. `flip` (every second --passes pass) reverses every problem, so that
+ * over two passes each version of a problem runs once first and once last. */
+static void exec_order(const grid *g, int alternate, int flip, int *ord)
 {
     int n = 0, group = 0;
     for (int i = 0; i < g->n;) {
         int j = i + 1;
         while (j < g->n && same_problem(&g->r[j].pb, &g->r[i].pb)) j++;
-        for (int k = 0; k < j - i; k++) ord[n++] = alternate && (group & 1) ? j - 1 - k : i + k;
+        for (int k = 0; k < j - i; k++) ord[n++] = alternate && ((group ^ flip) & 1) ? j - 1 - k : i + k;
         group++;
         i = j;
     }
@@ -201,21 +202,6 @@ static void pass_range(const brow *r, double *lo, double *hi)
     for (int i = 1; i < r->npass; i++) {
         if (r->pass_us[i] < *lo) *lo = r->pass_us[i];
         if (r->pass_us[i] > *hi) *hi = r->pass_us[i];
-    }
-}
-
-/* Every problem's versions in the opposite order (they are consecutive in `ord`). */
-static void flip_order(const grid *g, int *ord)
-{
-    for (int i = 0; i < g->n;) {
-        int j = i + 1;
-        while (j < g->n && same_problem(&g->r[ord[j]].pb, &g->r[ord[i]].pb)) j++;
-        for (int a = i, b = j - 1; a < b; a++, b--) {
-            const int t = ord[a];
-            ord[a] = ord[b];
-            ord[b] = t;
-        }
-        i = j;
     }
 }
 
@@ -499,16 +485,13 @@ int cli_cmd_bench(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     int *ord = malloc((size_t)g.n * sizeof *ord);
-    /* Pass p runs every problem's versions in the order pass p - 1 did not (with alternate), so
-       over two passes each version of a problem is measured once first and once second. */
     if (dry) {
         /* what would run, in order, with no GPU work (no architecture gate either) */
         printf("bench-all dry run: %d rows, order %s", g.n, alternate ? "alternate" : "registry");
         if (passes > 1) printf(", %d passes", passes);
         printf("%s\n", pages == MLA_PAGES_SEQUENTIAL ? ", pages sequential" : "");
         for (int p = 0; p < passes; p++) {
-            exec_order(&g, alternate, ord);
-            if (alternate && (p & 1)) flip_order(&g, ord);
+            exec_order(&g, alternate, p & 1, ord);
             for (int oi = 0; oi < g.n; oi++) {
                 const brow *r = &g.r[ord[oi]];
                 printf("%4d  %-20s b=%d h=%d t=%d s=%d n=%d%s\n", p * g.n + oi + 1, r->kv->name, r->pb.b, r->pb.h,
@@ -523,8 +506,7 @@ int cli_cmd_bench(int argc, char **argv)
             dev.name, g.n, peak_src, tf, gbs, alternate ? "alternate" : "registry", passes, passes == 1 ? "" : "es",
             pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random");
     for (int p = 0; p < passes; p++) {
-        exec_order(&g, alternate, ord);
-        if (alternate && (p & 1)) flip_order(&g, ord);
+        exec_order(&g, alternate, p & 1, ord);
         if (passes > 1) fprintf(stderr, " pass %d of %d\n", p + 1, passes);
         run_rows(&g, ord, &dev, ordinal, tf, gbs, autotune, pages);
     }

@@ -31,7 +31,6 @@ void mla_page_table(int32_t *bt, int64_t num_pages, uint64_t seed, int copy, mla
 typedef struct mla_dev_inputs {
     mla_problem pb;
     int copies;
-    mla_page_order pages;
     void *tensors[MLA_MAX_INPUT_COPIES];   /* each points to the design's mla_*_tensors */
     void *allocs[64];
     int num_allocs;

@@ -128,7 +128,6 @@ extern "C" mla_status mla_dev_inputs_create_paged(const mla_problem *pb, int cop
     memset(in, 0, sizeof *in);
     if (pages != MLA_PAGES_RANDOM && pages != MLA_PAGES_SEQUENTIAL)
         return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_dev_inputs_create: page order %d", (int)pages);
-    in->pages = pages;
     if (copies < 0 || copies > MLA_MAX_INPUT_COPIES)
         return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_dev_inputs_create: copies %d not in 0..%d",
                         copies, MLA_MAX_INPUT_COPIES);

@@ -27,6 +27,7 @@ static ProbeFn probe_fn(int opt)
     switch (opt) {
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
     case 50431: return probe_cta<50431>;
+    case 115967: return probe_cta<115967>;
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -43,6 +44,7 @@ static ProbeFn probe_fn(int opt)
     case 11519: return probe_cta<11519>; // 3327 + OPT_MC_LOCAL: producer thread only
     case 17663: return probe_cta<17663>; // v9 + OPT_Q_TMA (flash_mla_v11; h divides 64 or 64 | h)
     case 50431: return probe_cta<50431>; // 17663 + OPT_CMERGE (flash_mla_v12's merge kernel, 2 splits)
+    case 115967: return probe_cta<115967>; // 50431 + OPT_CM_LEAN (flash_mla_v16's merge kernel)
 #endif
     default: return nullptr;
     }

@@ -96,7 +96,8 @@ enum : int {
     OPT_MC_NOMULTI = 4096,  // probe only: OPT_MCAST's coupling, each CTA loading its own pages
     OPT_MC_LOCAL = 8192,    // probe only: OPT_MCAST's producer thread, no coupling, own pages
     OPT_Q_TMA = 16384,
-    OPT_CMERGE = 32768
+    OPT_CMERGE = 32768,
+    OPT_CM_LEAN = 65536
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -136,6 +137,15 @@ constexpr float LAZY_TH = 8.f;
 //     until its peers have read it. At
 //     b=32,s=1 (two splits) v9/v11 spent 6.0 us in the combine launch after a 72.9 us main kernel,
 //     and each CTA wrote 128 KB of fp32 partials; here a CTA writes 32 KB of bf16.
+//   OPT_CM_LEAN (with OPT_CMERGE): the merge loop with fewer instructions a piece. Each row's
+//     output pointer is computed once (one thread a row, next to its weights, into shared memory)
+//     instead of per 16-byte piece (a division by h each), the peers' base addresses are mapped
+//     once, and the copies loop to CMERGE_MAXS (the host's cluster size), not CM_MAXS. Nsight
+//     Compute's source view of v12's merge kernel at b=32,s=1 (2026-11-30): the merge loop,
+//     ~200 SASS instructions per iteration, 9 % of the kernel's samples, stalled on "wait"
+//     (fixed-latency dependencies) 34-42 % and issuing 14-22 %, with 8 warps a SM; the probe had
+//     ~9900 of the finish's ~15100 cycles there, the same with the peers' rows copied into local
+//     shared memory first.
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -521,8 +531,11 @@ constexpr int CM_MAXS = 4;  // the scratch's splits; the host clusters CMERGE_MA
 static_assert(CMERGE_MAXS <= CM_MAXS, "the merge's scratch holds CM_MAXS splits a row");
 constexpr size_t CM_LSE = 2 * (size_t)STAGE_HALF;                      // float [2][BM]: row lse
 constexpr size_t CM_W = CM_LSE + 2 * BM * sizeof(float);                  // float [2][BM / 2][CM_MAXS]
-static_assert(CM_W + 2 * (BM / 2) * CM_MAXS * sizeof(float) <= (size_t)STAGES * TILE_BYTES,
+constexpr size_t CM_P = CM_W + 2 * (BM / 2) * CM_MAXS * sizeof(float);  // bf16 * [2][BM / 2] (OPT_CM_LEAN)
+static_assert(CM_P + 2 * (BM / 2) * sizeof(void *) <= (size_t)STAGES * TILE_BYTES,
               "the merge's scratch must fit in the two stages");
+static_assert(CM_P % 8 == 0, "row pointers are 8-byte aligned");
+template <bool LEAN = false>
 __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &pol, const KvRange &kr,
                                                   const Consumer &c, int own, const float (&o)[128],
                                                   const float (&lt)[2], const float (&mr)[2], char *stage, int ns,
@@ -572,9 +585,44 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
         const int m = kr.m0 + row;
         if (c.w == 0 && m <= kr.m_last)
             if (float *lp = pol.lse_at(m)) *lp = den > 0.f ? mx + logf(den) : -CUDART_INF_F;
+        if (LEAN)  // this half's output row (none past the row block's last row)
+            reinterpret_cast<bf16 **>(stage + CM_P)[c.w * (BM / 2) + own] =
+                m <= kr.m_last ? pol.out_row(m) + c.w * 256 : nullptr;
     }
     named_bar_sync(BAR_OWN + c.w, 128);
     V3_FIN(3);
+    if (LEAN) {
+        // A thread keeps one 16-byte column piece (pc) and takes every other of this CTA's rows.
+        bf16 *const *rowp = reinterpret_cast<bf16 *const *>(stage + CM_P) + c.w * (BM / 2);
+        const int pc = own & 63;
+        uint32_t rb[CMERGE_MAXS];  // this thread's column of the half in every CTA of the cluster
+#pragma unroll
+        for (int j = 0; j < CMERGE_MAXS; ++j) rb[j] = j < ns ? dsmem_addr(smem_addr(half + pc * 16), (uint32_t)j) : 0u;
+#pragma unroll 2
+        for (int i = own >> 6; i < nmine; i += 2) {
+            bf16 *dst = rowp[i];
+            if (!dst) continue;
+            const uint32_t roff = (uint32_t)(q + ns * i) * STAGE_ROW_F32;
+            float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+            for (int j = 0; j < CMERGE_MAXS; ++j) {
+                const float w = j < ns ? wt[i * CM_MAXS + j] : 0.f;
+                if (w != 0.f) {
+                    const float4 v = j == q ? *reinterpret_cast<const float4 *>(half + roff + pc * 16)
+                                            : ld_dsmem_v4(rb[j] + roff);
+                    acc.x += w * v.x;
+                    acc.y += w * v.y;
+                    acc.z += w * v.z;
+                    acc.w += w * v.w;
+                }
+            }
+            *reinterpret_cast<uint2 *>(dst + pc * 4) = make_uint2(pack_bf16x2(acc.x, acc.y), pack_bf16x2(acc.z, acc.w));
+        }
+        V3_FIN(4);
+        cluster_sync();  // no peer reads this CTA's copies any more
+        V3_FIN(5);
+        return;
+    }
     // 16-byte pieces: 64 per row of the half; a warp instruction reads 512 contiguous bytes of
     // one copy and writes 256 of the output row.
     const uint32_t hbase = smem_addr(half);
@@ -638,7 +686,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
     }
     const float mr[2] = {c.m_run0, c.m_run1};
     if ((OPT & OPT_CMERGE) && to.partial)
-        store_rows_cmerge(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
+        store_rows_cmerge<(OPT & OPT_CM_LEAN) != 0>(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
     else if (OPT & OPT_STAGED_STORE)
         store_rows_staged(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage);
     else
@@ -826,6 +874,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES;
     constexpr bool MC = (OPT & OPT_MCAST) != 0, QT = (OPT & OPT_Q_TMA) != 0, CM = (OPT & OPT_CMERGE) != 0;
     static_assert(!CM || (QT && (OPT & OPT_STAGED_STORE)), "OPT_CMERGE extends the Q-by-TMA, staged-store kernel");
+    static_assert(!(OPT & OPT_CM_LEAN) || CM, "OPT_CM_LEAN is a way of OPT_CMERGE's merge");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
     if (tid == 0) {

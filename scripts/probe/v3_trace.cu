@@ -28,6 +28,8 @@ static ProbeFn probe_fn(int opt)
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
     case 50431: return probe_cta<50431>;
     case 115967: return probe_cta<115967>;
+    case 181503: return probe_cta<181503>;
+    case 247039: return probe_cta<247039>;
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -45,6 +47,9 @@ static ProbeFn probe_fn(int opt)
     case 17663: return probe_cta<17663>; // v9 + OPT_Q_TMA (flash_mla_v11; h divides 64 or 64 | h)
     case 50431: return probe_cta<50431>; // 17663 + OPT_CMERGE (flash_mla_v12's merge kernel, 2 splits)
     case 115967: return probe_cta<115967>; // 50431 + OPT_CM_LEAN (flash_mla_v16's merge kernel)
+    case 148735: return probe_cta<148735>; // 17663 + OPT_LATE_B (page B after Q; one split)
+    case 181503: return probe_cta<181503>; // 50431 + OPT_LATE_B
+    case 247039: return probe_cta<247039>; // 115967 + OPT_LATE_B
 #endif
     default: return nullptr;
     }

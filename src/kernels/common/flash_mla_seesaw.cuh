@@ -97,7 +97,8 @@ enum : int {
     OPT_MC_LOCAL = 8192,    // probe only: OPT_MCAST's producer thread, no coupling, own pages
     OPT_Q_TMA = 16384,
     OPT_CMERGE = 32768,
-    OPT_CM_LEAN = 65536
+    OPT_CM_LEAN = 65536,
+    OPT_LATE_B = 131072
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -146,6 +147,11 @@ constexpr float LAZY_TH = 8.f;
 //     (fixed-latency dependencies) 34-42 % and issuing 14-22 %, with 8 warps a SM; the probe had
 //     ~9900 of the finish's ~15100 cycles there, the same with the peers' rows copied into local
 //     shared memory first.
+//   OPT_LATE_B (with OPT_Q_TMA; probe variant, not in a version yet, NOT YET RUN): the first page
+//     B is requested once Q has landed instead of with Q and page A. At b=32,s=1 all 128 CTAs
+//     ask DRAM for Q and two pages at once (216 KB each, ~14 MB unique) and the first S is done
+//     ~8600 SM cycles in (probe, 2026-11-30); Q and A alone are two thirds of those bytes.
+//     Consumer 1's first S_B starts later; whether the pair chain loses that back is the question.
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -875,6 +881,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     constexpr bool MC = (OPT & OPT_MCAST) != 0, QT = (OPT & OPT_Q_TMA) != 0, CM = (OPT & OPT_CMERGE) != 0;
     static_assert(!CM || (QT && (OPT & OPT_STAGED_STORE)), "OPT_CMERGE extends the Q-by-TMA, staged-store kernel");
     static_assert(!(OPT & OPT_CM_LEAN) || CM, "OPT_CM_LEAN is a way of OPT_CMERGE's merge");
+    static_assert(!(OPT & OPT_LATE_B) || (QT && !MC), "OPT_LATE_B orders the first loads of the Q-by-TMA kernel");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
     if (tid == 0) {
@@ -952,10 +959,11 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             // still writing into this CTA's shared memory when it exits.
             if (QT) load_q_tma(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h);
             if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
-            if (np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
+            if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
         }
         if (QT) {
             wait_parity(qbar, 0);  // one segment: the barrier's first phase
+            if ((OPT & OPT_LATE_B) && tid == 128 && np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
         } else {
             if ((OPT & OPT_EARLY_FILL) && (OPT & OPT_Q_BATCH))
                 load_q_batched<CONSUMERS>(pol, kr.m0, c.ct, smem + OFF_Q);

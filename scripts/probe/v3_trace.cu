@@ -30,6 +30,14 @@ static ProbeFn probe_fn(int opt)
     case 115967: return probe_cta<115967>;
     case 181503: return probe_cta<181503>;
     case 247039: return probe_cta<247039>;
+    case 378111: return probe_cta<378111>;
+    case 640255: return probe_cta<640255>;
+    case 1164543: return probe_cta<1164543>;
+    case 1426687: return probe_cta<1426687>;
+    case 1688831: return probe_cta<1688831>;
+    case 3261695: return probe_cta<3261695>;
+    case 5358847: return probe_cta<5358847>;
+    case 4310271: return probe_cta<4310271>;
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -50,6 +58,14 @@ static ProbeFn probe_fn(int opt)
     case 148735: return probe_cta<148735>; // 17663 + OPT_LATE_B (page B after Q; one split)
     case 181503: return probe_cta<181503>; // 50431 + OPT_LATE_B
     case 247039: return probe_cta<247039>; // 115967 + OPT_LATE_B
+    case 378111: return probe_cta<378111>; // 115967 + OPT_CM_XLOCAL (wrong results: timing only)
+    case 640255: return probe_cta<640255>; // 115967 + OPT_CM_XNOST (no output: timing only)
+    case 1164543: return probe_cta<1164543>; // 115967 + OPT_CM_F16 (flash_mla_v17's merge kernel)
+    case 1426687: return probe_cta<1426687>; // 1164543 + OPT_CM_XLOCAL (timing only)
+    case 1688831: return probe_cta<1688831>; // 1164543 + OPT_CM_XNOST (timing only)
+    case 3261695: return probe_cta<3261695>; // 1164543 + OPT_CM_XBLOAT: v16's run, v17's code size
+    case 5358847: return probe_cta<5358847>; // 1164543 + OPT_ONE_FINISH
+    case 4310271: return probe_cta<4310271>; // 115967 + OPT_ONE_FINISH
 #endif
     default: return nullptr;
     }

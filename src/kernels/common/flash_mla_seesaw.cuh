@@ -98,7 +98,12 @@ enum : int {
     OPT_Q_TMA = 16384,
     OPT_CMERGE = 32768,
     OPT_CM_LEAN = 65536,
-    OPT_LATE_B = 131072
+    OPT_LATE_B = 131072,
+    OPT_CM_XLOCAL = 262144,  // probe only: OPT_CM_LEAN's loop reads its own copy for every peer's
+    OPT_CM_XNOST = 524288,   // probe only: OPT_CM_LEAN's loop without its global stores
+    OPT_CM_F16 = 1048576,
+    OPT_CM_XBLOAT = 2097152,  // probe only: OPT_CM_F16's code compiled in but never run
+    OPT_ONE_FINISH = 4194304
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -152,6 +157,24 @@ constexpr float LAZY_TH = 8.f;
 //     ask DRAM for Q and two pages at once (216 KB each, ~14 MB unique) and the first S is done
 //     ~8600 SM cycles in (probe, 2026-11-30); Q and A alone are two thirds of those bytes.
 //     Consumer 1's first S_B starts later; whether the pair chain loses that back is the question.
+//     Measured (probe, 2026-11-30, b=32,s=1): first S unchanged (8500-9300 cycles), the pairs
+//     slower (5900-6100 cycles vs 5670-5750), the kernel 1.0-1.5 us slower. Not used.
+//   OPT_CM_F16 (with OPT_CM_LEAN): the rows a peer merges cross the cluster in fp16, half the
+//     bytes of fp32, scaled per row (and consumer half) by a power of two that puts the row's
+//     largest magnitude just under 2^15, so every value keeps 11 significant bits relative to its
+//     row's maximum (an error under 2^-12 of it, a quarter of the final bf16 rounding's); the
+//     scale folds into the merge weights. The CTA's own rows stay fp32. v16 at b=32,s=1 (probe,
+//     2026-11-30) spent ~9600 cycles in the merge loop with 131 SASS instructions per two pieces,
+//     no fewer than v12 with 173 per piece: the loop is bound by the 64 KB each CTA reads from its
+//     peer, not by its instructions. Here a thread takes 8 columns a row: two 16-byte loads of its
+//     own fp32 copy, one 16-byte load of the peer's fp16. Measured (probe, b=32,s=1): the loop
+//     ~4000 cycles, the fp32/fp16 writes before it ~3100 (fp32 alone ~1600).
+//   OPT_ONE_FINISH: finish_pair called once after both consumers' branches instead of at the end
+//     of each, so the kernel holds one copy of it. The SASS of the split-merge kernel with
+//     OPT_CM_F16 went from 161 KB to 124 KB, and with it the ~4000 cycles the larger kernel lost
+//     before its first S (probe, b=32,s=1: v16's code with the fp16 path compiled in but never
+//     run, 170 KB, was as late and 2.5 us slower). Not applied to v16's code (109 KB with it):
+//     72.1-72.3 us against 71.0-71.1 without, within what one probe run can tell apart.
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -538,27 +561,67 @@ static_assert(CMERGE_MAXS <= CM_MAXS, "the merge's scratch holds CM_MAXS splits 
 constexpr size_t CM_LSE = 2 * (size_t)STAGE_HALF;                      // float [2][BM]: row lse
 constexpr size_t CM_W = CM_LSE + 2 * BM * sizeof(float);                  // float [2][BM / 2][CM_MAXS]
 constexpr size_t CM_P = CM_W + 2 * (BM / 2) * CM_MAXS * sizeof(float);  // bf16 * [2][BM / 2] (OPT_CM_LEAN)
-static_assert(CM_P + 2 * (BM / 2) * sizeof(void *) <= (size_t)STAGES * TILE_BYTES,
+constexpr size_t CM_S = CM_P + 2 * (BM / 2) * sizeof(void *);           // float [2][BM]: 1 / scale (OPT_CM_F16)
+static_assert(CM_S + 2 * BM * sizeof(float) <= (size_t)STAGES * TILE_BYTES,
               "the merge's scratch must fit in the two stages");
 static_assert(CM_P % 8 == 0, "row pointers are 8-byte aligned");
-template <bool LEAN = false>
+// OPT_CM_F16's place of column c (of a consumer's 256) in a row's fp16 copy: a thread of the
+// merge loop takes columns 4p..4p+3 and 128+4p..128+4p+3, so those eight are made contiguous.
+__device__ __forceinline__ int cm_f16_pos(int c) { return ((c & 127) >> 2) * 8 + (c >> 7) * 4 + (c & 3); }
+template <int CMO = 0>
 __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &pol, const KvRange &kr,
                                                   const Consumer &c, int own, const float (&o)[128],
                                                   const float (&lt)[2], const float (&mr)[2], char *stage, int ns,
                                                   int q)
 {
+    constexpr bool LEAN = (CMO & OPT_CM_LEAN) != 0, F16 = (CMO & OPT_CM_F16) != 0;
+    constexpr bool XLOCAL = (CMO & OPT_CM_XLOCAL) != 0, XNOST = (CMO & OPT_CM_XNOST) != 0;
+    static_assert(!(F16 || XLOCAL || XNOST) || LEAN, "these are ways of OPT_CM_LEAN's loop");
+    // OPT_CM_XBLOAT (probe): the fp16 code is there but a condition the compiler cannot fold
+    // keeps it from running, to see what the code's size alone does.
+    const bool f16 = F16 && !((CMO & OPT_CM_XBLOAT) && ns <= CM_MAXS);
     V3_FIN(0);
     char *half = stage + c.w * STAGE_HALF;
     float *lse_w = reinterpret_cast<float *>(stage + CM_LSE) + c.w * BM;
+    float *scl_w = reinterpret_cast<float *>(stage + CM_S) + c.w * BM;  // OPT_CM_F16: 1 / row scale
+    // Which CTA merges a row: the fp32 ways interleave the rows (q, q + ns, ...); OPT_CM_F16 gives
+    // CTA q the block [q * cs, q * cs + cs) of the rows with a query, so that with all 64 rows
+    // and 2 or 4 splits each warp's 16 rows are all its CTA's or all a peer's, and the fp32 and
+    // fp16 writes below do not diverge within a warp.
+    const int nv = min(BM, kr.m_last - kr.m0 + 1), cs = (nv + ns - 1) / ns;
 #pragma unroll
     for (int rr = 0; rr < 2; ++rr) {
         const int row = c.r0 + 8 * rr;
         const bool none = !(lt[rr] > 0.f);
         const float inv = none ? 0.f : 1.f / lt[rr];
+        bool peer = false;  // OPT_CM_F16: another CTA merges this row
+        float sc = 1.f;
+        if (f16) {
+            // The row's largest magnitude over the quad that holds it (every lane shuffles).
+            float mx = 0.f;
 #pragma unroll
-        for (int n = 0; n < 32; ++n)
-            *reinterpret_cast<float2 *>(half + row * STAGE_ROW_F32 + (8 * n + 2 * c.c4) * 4) =
-                make_float2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
+            for (int n = 0; n < 32; ++n) mx = fmaxf(mx, fmaxf(fabsf(o[4 * n + 2 * rr]), fabsf(o[4 * n + 2 * rr + 1])));
+            mx *= inv;
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            int e;
+            frexpf(mx, &e);     // mx = f * 2^e, 0.5 <= f < 1, so mx * 2^(15 - e) < 2^15 < 65504
+            e = max(e, -110);   // keeps both powers of two normal floats
+            sc = __int_as_float((127 + 15 - e) << 23);
+            peer = row / cs != q;
+            if (peer && c.c4 == 0) scl_w[row] = __int_as_float((127 - 15 + e) << 23);
+        }
+        if (f16 && peer) {
+#pragma unroll
+            for (int n = 0; n < 32; ++n)
+                *reinterpret_cast<uint32_t *>(half + row * STAGE_ROW_F32 + 2 * cm_f16_pos(8 * n + 2 * c.c4)) =
+                    pack_f16x2(o[4 * n + 2 * rr] * inv * sc, o[4 * n + 2 * rr + 1] * inv * sc);
+        } else {
+#pragma unroll
+            for (int n = 0; n < 32; ++n)
+                *reinterpret_cast<float2 *>(half + row * STAGE_ROW_F32 + (8 * n + 2 * c.c4) * 4) =
+                    make_float2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
+        }
         if (c.c4 == 0) lse_w[row] = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
     }
     V3_FIN(1);
@@ -567,16 +630,18 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
     cluster_sync();
     V3_FIN(2);
 
-    // This CTA's rows: q + ns * i for i < nmine; their weights (one thread a row).
-    const int nmine = (BM - q + ns - 1) / ns;
+    // This CTA's rows: q + ns * i (OPT_CM_F16: q * cs + i) for i < nmine; their weights (one
+    // thread a row).
+    const int nmine = f16 ? max(0, min(cs, nv - q * cs)) : (BM - q + ns - 1) / ns;
     float *wt = reinterpret_cast<float *>(stage + CM_W) + c.w * (BM / 2) * CM_MAXS;
     if (own < nmine) {
-        const int row = q + ns * own;
-        const uint32_t la = smem_addr(lse_w + row);
-        float l[CM_MAXS], mx = -CUDART_INF_F;
+        const int row = f16 ? q * cs + own : q + ns * own;
+        const uint32_t la = smem_addr(lse_w + row), sa = smem_addr(scl_w + row);
+        float l[CM_MAXS], rs[CM_MAXS], mx = -CUDART_INF_F;
 #pragma unroll
         for (int j = 0; j < CM_MAXS; ++j) {
             l[j] = j < ns ? (j == q ? lse_w[row] : ld_dsmem_f32(dsmem_addr(la, (uint32_t)j))) : -CUDART_INF_F;
+            rs[j] = f16 && j < ns && j != q ? ld_dsmem_f32(dsmem_addr(sa, (uint32_t)j)) : 1.f;
             mx = fmaxf(mx, l[j]);
         }
         float den = 0.f;
@@ -587,7 +652,7 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
         }
         const float inv = den > 0.f ? 1.f / den : 0.f;
 #pragma unroll
-        for (int j = 0; j < CM_MAXS; ++j) wt[own * CM_MAXS + j] = l[j] * inv;
+        for (int j = 0; j < CM_MAXS; ++j) wt[own * CM_MAXS + j] = l[j] * inv * rs[j];
         const int m = kr.m0 + row;
         if (c.w == 0 && m <= kr.m_last)
             if (float *lp = pol.lse_at(m)) *lp = den > 0.f ? mx + logf(den) : -CUDART_INF_F;
@@ -597,6 +662,46 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
     }
     named_bar_sync(BAR_OWN + c.w, 128);
     V3_FIN(3);
+    if (f16) {
+        // A thread keeps columns 4p..4p+3 and 128+4p..128+4p+3 and takes every fourth row of the
+        // CTA's block.
+        bf16 *const *rowp = reinterpret_cast<bf16 *const *>(stage + CM_P) + c.w * (BM / 2);
+        const int p = own & 31;
+        uint32_t rb[CMERGE_MAXS];  // this thread's 16 bytes of each CTA's fp16 rows
+#pragma unroll
+        for (int j = 0; j < CMERGE_MAXS; ++j) rb[j] = j < ns ? dsmem_addr(smem_addr(half + p * 16), (uint32_t)j) : 0u;
+#pragma unroll 2
+        for (int i = own >> 5; i < nmine; i += 4) {
+            bf16 *dst = rowp[i];
+            if (!dst) continue;
+            const uint32_t roff = (uint32_t)(q * cs + i) * STAGE_ROW_F32;
+            const float wq = wt[i * CM_MAXS + q];
+            const float4 a = *reinterpret_cast<const float4 *>(half + roff + p * 16);
+            const float4 b = *reinterpret_cast<const float4 *>(half + roff + 512 + p * 16);
+            float acc[8] = {wq * a.x, wq * a.y, wq * a.z, wq * a.w, wq * b.x, wq * b.y, wq * b.z, wq * b.w};
+#pragma unroll
+            for (int j = 0; j < CMERGE_MAXS; ++j) {
+                const float w = j < ns && j != q ? wt[i * CM_MAXS + j] : 0.f;
+                if (w != 0.f) {
+                    const uint4 u = XLOCAL ? *reinterpret_cast<const uint4 *>(half + roff + p * 16) : ld_dsmem_u4(rb[j] + roff);
+                    const uint32_t uu[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) {
+                        const float2 f = unpack_f16x2(uu[k]);
+                        acc[2 * k] += w * f.x;
+                        acc[2 * k + 1] += w * f.y;
+                    }
+                }
+            }
+            if (XNOST && acc[0] != 1234.5f) continue;
+            *reinterpret_cast<uint2 *>(dst + p * 4) = make_uint2(pack_bf16x2(acc[0], acc[1]), pack_bf16x2(acc[2], acc[3]));
+            *reinterpret_cast<uint2 *>(dst + 128 + p * 4) = make_uint2(pack_bf16x2(acc[4], acc[5]), pack_bf16x2(acc[6], acc[7]));
+        }
+        V3_FIN(4);
+        cluster_sync();  // no peer reads this CTA's copies any more
+        V3_FIN(5);
+        return;
+    }
     if (LEAN) {
         // A thread keeps one 16-byte column piece (pc) and takes every other of this CTA's rows.
         bf16 *const *rowp = reinterpret_cast<bf16 *const *>(stage + CM_P) + c.w * (BM / 2);
@@ -614,14 +719,15 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
             for (int j = 0; j < CMERGE_MAXS; ++j) {
                 const float w = j < ns ? wt[i * CM_MAXS + j] : 0.f;
                 if (w != 0.f) {
-                    const float4 v = j == q ? *reinterpret_cast<const float4 *>(half + roff + pc * 16)
-                                            : ld_dsmem_v4(rb[j] + roff);
+                    const float4 v = j == q || XLOCAL ? *reinterpret_cast<const float4 *>(half + roff + pc * 16)
+                                                      : ld_dsmem_v4(rb[j] + roff);
                     acc.x += w * v.x;
                     acc.y += w * v.y;
                     acc.z += w * v.z;
                     acc.w += w * v.w;
                 }
             }
+            if (XNOST && acc.x != 1234.5f) continue;
             *reinterpret_cast<uint2 *>(dst + pc * 4) = make_uint2(pack_bf16x2(acc.x, acc.y), pack_bf16x2(acc.z, acc.w));
         }
         V3_FIN(4);
@@ -692,7 +798,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
     }
     const float mr[2] = {c.m_run0, c.m_run1};
     if ((OPT & OPT_CMERGE) && to.partial)
-        store_rows_cmerge<(OPT & OPT_CM_LEAN) != 0>(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
+        store_rows_cmerge<OPT & (OPT_CM_LEAN | OPT_CM_F16 | OPT_CM_XLOCAL | OPT_CM_XNOST | OPT_CM_XBLOAT)>(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
     else if (OPT & OPT_STAGED_STORE)
         store_rows_staged(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage);
     else
@@ -881,6 +987,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     constexpr bool MC = (OPT & OPT_MCAST) != 0, QT = (OPT & OPT_Q_TMA) != 0, CM = (OPT & OPT_CMERGE) != 0;
     static_assert(!CM || (QT && (OPT & OPT_STAGED_STORE)), "OPT_CMERGE extends the Q-by-TMA, staged-store kernel");
     static_assert(!(OPT & OPT_CM_LEAN) || CM, "OPT_CM_LEAN is a way of OPT_CMERGE's merge");
+    constexpr bool ONE_FIN = (OPT & OPT_ONE_FINISH) != 0;
     static_assert(!(OPT & OPT_LATE_B) || (QT && !MC), "OPT_LATE_B orders the first loads of the Q-by-TMA kernel");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
@@ -1050,8 +1157,10 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 6);
             }
             V3_MK(2);
-            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
-            V3_MK(3);
+            if (!ONE_FIN) {
+                finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
+                V3_MK(3);
+            }
         } else {
             // Owner of B = pages b0 + 1, b0 + 3, ...; O columns 256..511.
             if (np > 1) issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, pB0);
@@ -1123,7 +1232,11 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 reg_fence(s);
                 V3_TR(1, i >> 1, 6);
             }
+            if (!ONE_FIN) finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
+        }
+        if (ONE_FIN) {  // one copy of the finish for both consumers' code
             finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
+            V3_MK(3);
         }
         phA += (np + 1) >> 1;
         phB += np >> 1;

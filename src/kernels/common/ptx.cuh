@@ -6,6 +6,7 @@
 // calls come from cuda::ptx.
 #pragma once
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 namespace mla {
@@ -62,6 +63,15 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi)
 {
     __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<uint32_t *>(&v);
+}
+__device__ __forceinline__ uint32_t pack_f16x2(float lo, float hi)
+{
+    __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&v);
+}
+__device__ __forceinline__ float2 unpack_f16x2(uint32_t u)
+{
+    return __half22float2(*reinterpret_cast<const __half2 *>(&u));
 }
 
 
@@ -185,6 +195,16 @@ __device__ __forceinline__ float ld_dsmem_f32(uint32_t ra)
 {
     float v;
     asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(ra) : "memory");
+    return v;
+}
+template <int N = 0>
+__device__ __forceinline__ uint4 ld_dsmem_u4(uint32_t ra)
+{
+    uint4 v;
+    asm volatile("ld.shared::cluster.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(ra)
+                 : "memory");
     return v;
 }
 template <int N = 0>

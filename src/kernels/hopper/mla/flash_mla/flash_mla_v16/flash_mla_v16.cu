@@ -9,11 +9,10 @@
 // code for two), stalled on fixed-latency dependencies with 8 warps a SM. Here each row's output
 // pointer is computed once, next to its weights, and the loop walks rows with a fixed column.
 //
-// NOT YET RUN ON A GPU (written after the tenth session's device time ran out): no
-// correctness or timing result exists for it. It stays off main until it has one.
-//
-// Prediction: the merge loop from ~9900 to ~4000 cycles, b=32,s=1 from ~70.5 to ~67.5 us. The
-// one-split kernel is v12's, unchanged.
+// Measured (H200, 2026-11-30): 87 + 2 skipped cases passed, memcheck and synccheck clean with
+// splits=2. The prediction (loop ~9900 -> ~4000 cycles) failed: the loop stayed at ~9600 cycles and
+// b=32,s=1 at 70.8-71.1 us (v12 70.9-71.5 in the same bench-all passes). The loop is bound by the
+// peer's 64 KB it reads over distributed shared memory, not by its instructions (flash_mla_v17).
 #include "flash_mla_seesaw.cuh"
 
 namespace {

@@ -42,6 +42,6 @@ constexpr fmh::Version kVersion = {"flash_mla_v12", nullptr,          0,        
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v12, 12, 0,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v12, 12, 1,
                  "hopper: v11 with two splits of a row block merged in a cluster through distributed shared "
                  "memory (no combine launch)")

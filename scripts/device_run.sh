@@ -4,7 +4,7 @@
 #
 #   bash scripts/device_run.sh [build] [smoke] [test] [sanitize] [bench] [all]   (default: all)
 #
-# Stages: build (nvidia-smi record, CMake + Ninja build with ptxas -v, SASS HGMMA/HMMA counts),
+# Stages: build (nvidia-smi record, CMake + Ninja build with ptxas -v, SASS sizes and HGMMA/HMMA counts),
 # test (ctest, every label), sanitize (compute-sanitizer memcheck, racecheck and synccheck on
 # tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all). A stage that needs
 # binaries builds first if they are missing. MLA_VAR3_VERSIONS=a,b limits test_kernels (and so
@@ -140,7 +140,8 @@ do_build() {
   sass_counts
 }
 
-# HGMMA (wgmma) and HMMA (mma.sync) instructions per kernel function in each kernel object.
+# SASS size and HGMMA (wgmma) / HMMA (mma.sync) counts per kernel function in each kernel object
+# (scripts/sass_stats.sh); the summary names the largest kernel.
 sass_counts() {
   local f="$EXTRA/sass_counts.txt"
   if ! command -v cuobjdump >/dev/null 2>&1; then
@@ -153,17 +154,14 @@ sass_counts() {
   objs=$(find "$BUILD/CMakeFiles" -path '*mla_kernels_*' -name '*.o' 2>/dev/null | sort)
   for o in $objs; do
     echo "== ${o#$BUILD/CMakeFiles/}" >>"$f"
-    timeout 60 cuobjdump --dump-sass "$o" 2>/dev/null | awk '
-      /code for sm_/ { arch = $NF }
-      /Function :/ { fn = $3; seen[arch " " fn] = 1 }
-      /HGMMA/ { hg[arch " " fn]++ }
-      /HMMA/ { hm[arch " " fn]++ }
-      END { for (k in seen) printf "%s HGMMA=%d HMMA=%d\n", k, hg[k], hm[k] }' | sort | $filt >>"$f"
+    bash scripts/sass_stats.sh "$o" | $filt >>"$f"
   done
-  local n_hg n_hm
+  local n_hg n_hm big
   n_hg=$(awk -F'HGMMA=' 'NF > 1 { split($2, a, " "); s += a[1] } END { print s + 0 }' "$f")
   n_hm=$(awk -F'HMMA=' 'NF > 1 { split($2, a, " "); s += a[1] } END { print s + 0 }' "$f")
-  note sass "HGMMA=$n_hg HMMA=$n_hm over $(echo "$objs" | grep -c . ) kernel objects (per kernel in logs.tgz/sass_counts.txt)"
+  big=$(awk -F' BYTES=' 'NF > 1 { split($2, a, " "); if (a[1] + 0 > m) { m = a[1] + 0; n = $1 } }
+        END { if (m) { sub(/\([^()]*\)$/, "", n); sub(/.*(::| )/, "", n); printf "%s %.0f KB", n, m / 1024 } }' "$f")
+  note sass "HGMMA=$n_hg HMMA=$n_hm over $(echo "$objs" | grep -c . ) kernel objects; largest ${big:-?} (per kernel in logs.tgz/sass_counts.txt)"
 }
 
 need_build() {

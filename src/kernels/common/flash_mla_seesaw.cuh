@@ -662,73 +662,67 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
     }
     named_bar_sync(BAR_OWN + c.w, 128);
     V3_FIN(3);
-    if (f16) {
-        // A thread keeps columns 4p..4p+3 and 128+4p..128+4p+3 and takes every fourth row of the
-        // CTA's block.
-        bf16 *const *rowp = reinterpret_cast<bf16 *const *>(stage + CM_P) + c.w * (BM / 2);
-        const int p = own & 31;
-        uint32_t rb[CMERGE_MAXS];  // this thread's 16 bytes of each CTA's fp16 rows
-#pragma unroll
-        for (int j = 0; j < CMERGE_MAXS; ++j) rb[j] = j < ns ? dsmem_addr(smem_addr(half + p * 16), (uint32_t)j) : 0u;
-#pragma unroll 2
-        for (int i = own >> 5; i < nmine; i += 4) {
-            bf16 *dst = rowp[i];
-            if (!dst) continue;
-            const uint32_t roff = (uint32_t)(q * cs + i) * STAGE_ROW_F32;
-            const float wq = wt[i * CM_MAXS + q];
-            const float4 a = *reinterpret_cast<const float4 *>(half + roff + p * 16);
-            const float4 b = *reinterpret_cast<const float4 *>(half + roff + 512 + p * 16);
-            float acc[8] = {wq * a.x, wq * a.y, wq * a.z, wq * a.w, wq * b.x, wq * b.y, wq * b.z, wq * b.w};
-#pragma unroll
-            for (int j = 0; j < CMERGE_MAXS; ++j) {
-                const float w = j < ns && j != q ? wt[i * CM_MAXS + j] : 0.f;
-                if (w != 0.f) {
-                    const uint4 u = XLOCAL ? *reinterpret_cast<const uint4 *>(half + roff + p * 16) : ld_dsmem_u4(rb[j] + roff);
-                    const uint32_t uu[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-                    for (int k = 0; k < 4; ++k) {
-                        const float2 f = unpack_f16x2(uu[k]);
-                        acc[2 * k] += w * f.x;
-                        acc[2 * k + 1] += w * f.y;
-                    }
-                }
-            }
-            if (XNOST && acc[0] != 1234.5f) continue;
-            *reinterpret_cast<uint2 *>(dst + p * 4) = make_uint2(pack_bf16x2(acc[0], acc[1]), pack_bf16x2(acc[2], acc[3]));
-            *reinterpret_cast<uint2 *>(dst + 128 + p * 4) = make_uint2(pack_bf16x2(acc[4], acc[5]), pack_bf16x2(acc[6], acc[7]));
-        }
-        V3_FIN(4);
-        cluster_sync();  // no peer reads this CTA's copies any more
-        V3_FIN(5);
-        return;
-    }
     if (LEAN) {
-        // A thread keeps one 16-byte column piece (pc) and takes every other of this CTA's rows.
-        bf16 *const *rowp = reinterpret_cast<bf16 *const *>(stage + CM_P) + c.w * (BM / 2);
-        const int pc = own & 63;
-        uint32_t rb[CMERGE_MAXS];  // this thread's column of the half in every CTA of the cluster
+        bf16 *const *rowp = reinterpret_cast<bf16 *const *>(stage + CM_P) + c.w * (BM / 2);  // from the weights
+        // This thread's 16-byte piece of a row (fp16: eight columns, fp32: four) and its address
+        // in every CTA of the cluster.
+        const int pc = f16 ? own & 31 : own & 63;
+        uint32_t rb[CMERGE_MAXS];
 #pragma unroll
         for (int j = 0; j < CMERGE_MAXS; ++j) rb[j] = j < ns ? dsmem_addr(smem_addr(half + pc * 16), (uint32_t)j) : 0u;
+        if (f16) {
+            // A thread keeps columns 4pc..4pc+3 and 128+4pc..128+4pc+3 and takes every fourth row of the
+            // CTA's block.
 #pragma unroll 2
-        for (int i = own >> 6; i < nmine; i += 2) {
-            bf16 *dst = rowp[i];
-            if (!dst) continue;
-            const uint32_t roff = (uint32_t)(q + ns * i) * STAGE_ROW_F32;
-            float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+            for (int i = own >> 5; i < nmine; i += 4) {
+                bf16 *dst = rowp[i];
+                if (!dst) continue;
+                const uint32_t roff = (uint32_t)(q * cs + i) * STAGE_ROW_F32;
+                const float wq = wt[i * CM_MAXS + q];
+                const float4 a = *reinterpret_cast<const float4 *>(half + roff + pc * 16);
+                const float4 b = *reinterpret_cast<const float4 *>(half + roff + 512 + pc * 16);
+                float acc[8] = {wq * a.x, wq * a.y, wq * a.z, wq * a.w, wq * b.x, wq * b.y, wq * b.z, wq * b.w};
 #pragma unroll
-            for (int j = 0; j < CMERGE_MAXS; ++j) {
-                const float w = j < ns ? wt[i * CM_MAXS + j] : 0.f;
-                if (w != 0.f) {
-                    const float4 v = j == q || XLOCAL ? *reinterpret_cast<const float4 *>(half + roff + pc * 16)
-                                                      : ld_dsmem_v4(rb[j] + roff);
-                    acc.x += w * v.x;
-                    acc.y += w * v.y;
-                    acc.z += w * v.z;
-                    acc.w += w * v.w;
+                for (int j = 0; j < CMERGE_MAXS; ++j) {
+                    const float w = j < ns && j != q ? wt[i * CM_MAXS + j] : 0.f;
+                    if (w != 0.f) {
+                        const uint4 u = XLOCAL ? *reinterpret_cast<const uint4 *>(half + roff + pc * 16) : ld_dsmem_u4(rb[j] + roff);
+                        const uint32_t uu[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+                        for (int k = 0; k < 4; ++k) {
+                            const float2 f = unpack_f16x2(uu[k]);
+                            acc[2 * k] += w * f.x;
+                            acc[2 * k + 1] += w * f.y;
+                        }
+                    }
                 }
+                if (XNOST && acc[0] != 1234.5f) continue;
+                *reinterpret_cast<uint2 *>(dst + pc * 4) = make_uint2(pack_bf16x2(acc[0], acc[1]), pack_bf16x2(acc[2], acc[3]));
+                *reinterpret_cast<uint2 *>(dst + 128 + pc * 4) = make_uint2(pack_bf16x2(acc[4], acc[5]), pack_bf16x2(acc[6], acc[7]));
             }
-            if (XNOST && acc.x != 1234.5f) continue;
-            *reinterpret_cast<uint2 *>(dst + pc * 4) = make_uint2(pack_bf16x2(acc.x, acc.y), pack_bf16x2(acc.z, acc.w));
+        } else {
+            // A thread keeps one 16-byte column piece (pc) and takes every other of this CTA's rows.
+#pragma unroll 2
+            for (int i = own >> 6; i < nmine; i += 2) {
+                bf16 *dst = rowp[i];
+                if (!dst) continue;
+                const uint32_t roff = (uint32_t)(q + ns * i) * STAGE_ROW_F32;
+                float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+                for (int j = 0; j < CMERGE_MAXS; ++j) {
+                    const float w = j < ns ? wt[i * CM_MAXS + j] : 0.f;
+                    if (w != 0.f) {
+                        const float4 v = j == q || XLOCAL ? *reinterpret_cast<const float4 *>(half + roff + pc * 16)
+                                                          : ld_dsmem_v4(rb[j] + roff);
+                        acc.x += w * v.x;
+                        acc.y += w * v.y;
+                        acc.z += w * v.z;
+                        acc.w += w * v.w;
+                    }
+                }
+                if (XNOST && acc.x != 1234.5f) continue;
+                *reinterpret_cast<uint2 *>(dst + pc * 4) = make_uint2(pack_bf16x2(acc.x, acc.y), pack_bf16x2(acc.z, acc.w));
+            }
         }
         V3_FIN(4);
         cluster_sync();  // no peer reads this CTA's copies any more

@@ -210,12 +210,8 @@ __device__ __forceinline__ uint4 ld_dsmem_u4(uint32_t ra)
 template <int N = 0>
 __device__ __forceinline__ float4 ld_dsmem_v4(uint32_t ra)
 {
-    float4 v;
-    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(ra)
-                 : "memory");
-    return v;
+    const uint4 u = ld_dsmem_u4(ra);
+    return make_float4(__uint_as_float(u.x), __uint_as_float(u.y), __uint_as_float(u.z), __uint_as_float(u.w));
 }
 // 2-D TMA load of one box into the same shared-memory offset of every CTA in `mask`, each
 // completing the box's bytes on its own mbarrier at `bar`'s offset.

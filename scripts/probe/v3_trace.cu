@@ -38,6 +38,8 @@ static ProbeFn probe_fn(int opt)
     case 3261695: return probe_cta<3261695>;
     case 5358847: return probe_cta<5358847>;
     case 4310271: return probe_cta<4310271>;
+    case 12633343: return probe_cta<12633343>;
+    case 4211967: return probe_cta<4211967>;
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -66,6 +68,8 @@ static ProbeFn probe_fn(int opt)
     case 3261695: return probe_cta<3261695>; // 1164543 + OPT_CM_XBLOAT: v16's run, v17's code size
     case 5358847: return probe_cta<5358847>; // 1164543 + OPT_ONE_FINISH
     case 4310271: return probe_cta<4310271>; // 115967 + OPT_ONE_FINISH
+    case 12633343: return probe_cta<12633343>; // 50431 + OPT_ONE_FINISH + OPT_CM_PUSH (flash_mla_v18's merge kernel)
+    case 4211967: return probe_cta<4211967>; // 17663 + OPT_ONE_FINISH (flash_mla_v17's one-split kernel)
 #endif
     default: return nullptr;
     }
@@ -246,6 +250,12 @@ int main(int argc, char **argv)
         cudaMemcpyFromSymbol(fin, g_v3_fin, sizeof fin);
         for (int y = 0; y < 2; ++y)
             for (int w = 0; w < 2; ++w)
+                if (opt & OPT_CM_PUSH)
+                    printf("push finish CTA (0,%d,0) WG%d: sums %lld, scale %lld, barrier 1 waited %lld, rows pushed %lld, "
+                           "barrier 2 %lld, merged+staged %lld (cycles from finish entry)\n",
+                           y, w, fin[y][w][0] - fin[y][w][6], fin[y][w][1] - fin[y][w][6], fin[y][w][2] - fin[y][w][6],
+                           fin[y][w][3] - fin[y][w][6], fin[y][w][4] - fin[y][w][6], fin[y][w][5] - fin[y][w][6]);
+                else
                 printf("merge finish CTA (0,%d,0) WG%d: sums %lld, halves written %lld, cluster barrier 1 %lld, weights %lld, "
                        "merged+stored %lld, barrier 2 %lld (cycles from finish entry)\n",
                        y, w, fin[y][w][0] - fin[y][w][6], fin[y][w][1] - fin[y][w][6], fin[y][w][2] - fin[y][w][6],

@@ -103,7 +103,8 @@ enum : int {
     OPT_CM_XNOST = 524288,   // probe only: OPT_CM_LEAN's loop without its global stores
     OPT_CM_F16 = 1048576,
     OPT_CM_XBLOAT = 2097152,  // probe only: OPT_CM_F16's code compiled in but never run
-    OPT_ONE_FINISH = 4194304
+    OPT_ONE_FINISH = 4194304,
+    OPT_CM_PUSH = 8388608
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -175,6 +176,24 @@ constexpr float LAZY_TH = 8.f;
 //     before its first S (probe, b=32,s=1: v16's code with the fp16 path compiled in but never
 //     run, 170 KB, was as late and 2.5 us slower). Not applied to v16's code (109 KB with it):
 //     72.1-72.3 us against 71.0-71.1 without, within what one probe run can tell apart.
+//   OPT_CM_PUSH (with OPT_CMERGE and OPT_ONE_FINISH, 2 splits): the merge pushes instead of
+//     pulling. Row r of a row block is merged by split (r >> 3) & 1, so each consumer thread
+//     merges one of its two accumulator rows and sends the other, in v17's scaled fp16, to the
+//     peer's shared memory by 16-byte stores, with the row's lse and 1 / scale. The own row never
+//     leaves the registers: no fp32 copy in shared memory, no DSMEM loads (v17's loop waited on
+//     them: ~4200 cycles), no weights phase reading the peer's lse (~1250), and no second barrier
+//     to keep a CTA alive for its peer's reads (~1000). A first cluster barrier, arrived on at the
+//     loop's exit and waited on only before the stores, says that the peer's stages are free.
+//     v17's finish at b=32,s=1 took ~10900 cycles (probe, 2026-11-30); this one ~8700 (probe,
+//     2026-12-01: scale ~650, push ~3000 at DSMEM's ~11 bytes a cycle, second barrier ~1250,
+//     merge ~1900, stores ~900).
+//   The pages' TMA loads with an L2 evict-first policy (createpolicy.fractional.L2::evict_first,
+//     .L2::cache_hint) were measured and removed (2026-12-01, probe, same call): at b=32,s=1 the
+//     query stayed in L2 between calls and CTA (0,0,0) reached its first S ~1500-2000 cycles
+//     sooner, but the kernel was no faster (68.3 / 68.3 us a launch against 68.4 / 68.2; the mean
+//     CTA 63.7-64.7 us against 63.0-63.3), and at b=32,s=16 it was 1 % slower (868-874 against
+//     861 us, the mean CTA 107.6 against 106.2-106.5 us): pages marked first to go are evicted
+//     before the other row blocks of their request have read them.
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -761,6 +780,120 @@ __device__ __forceinline__ void store_rows_cmerge(const LatentPolicy<DA, DB> &po
     V3_FIN(5);
 }
 
+// OPT_CM_PUSH's finish (2 splits; see the option). The stages are dead once both CTAs' loops are
+// done: PU_RECV holds the peer's fp16 row for each of this CTA's 256 consumer threads, in the
+// thread's own order (16-byte chunks swizzled by the lane, so a quarter warp's stores hit eight
+// different bank groups), PU_STAT each row's lse and 1 / scale, PU_STG the merged bf16 rows on
+// their way out in coalesced 16-byte pieces (the staged store's layout), PU_PTR their output rows.
+constexpr size_t PU_RECV = 0;
+constexpr size_t PU_STAT = PU_RECV + 2 * 128 * 128;
+constexpr size_t PU_PTR = PU_STAT + 2 * (BM / 2) * sizeof(float2);  // bf16 * [2][32]: merged rows' outputs
+constexpr size_t PU_STG = PU_PTR + 2 * (BM / 2) * sizeof(void *);
+static_assert(PU_STG % 16 == 0 && PU_STG + 2 * BM * STAGE_ROW_BF16 <= (size_t)STAGES * TILE_BYTES,
+              "the push merge's buffers must fit in the two stages");
+static_assert(CMERGE_MAXS == 2, "OPT_CM_PUSH pairs each row with one peer");
+// `lt`: the rows' full sums (both consumers'); `q`: this CTA's split (its rank in the cluster).
+// The caller arrived on the cluster barrier at its loop's exit.
+__device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol, const KvRange &kr,
+                                                const Consumer &c, int own, const float (&o)[128],
+                                                const float (&lt)[2], const float (&mr)[2], char *stage, int q)
+{
+    V3_FIN(0);
+    // The row this thread sends is c.r0 + 8 * (q ^ 1), the one it merges c.r0 + 8 * q: selects,
+    // not a runtime index into o (which would put it in local memory).
+    const bool q1 = q != 0;
+    const float ls = q1 ? lt[0] : lt[1], lm = q1 ? lt[1] : lt[0];
+    const float invs = ls > 0.f ? 1.f / ls : 0.f;
+    // The largest magnitude of both rows, four independent chains each (one chain of 64 dependent
+    // maxima cost ~650 cycles here, probe 2026-12-01), then the sent row's.
+    float m4[2][4] = {};
+#pragma unroll
+    for (int n = 0; n < 32; ++n)
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr)
+            m4[rr][n & 3] = fmaxf(m4[rr][n & 3], fmaxf(fabsf(o[4 * n + 2 * rr]), fabsf(o[4 * n + 2 * rr + 1])));
+    float mx = q1 ? fmaxf(fmaxf(m4[0][0], m4[0][1]), fmaxf(m4[0][2], m4[0][3]))
+                  : fmaxf(fmaxf(m4[1][0], m4[1][1]), fmaxf(m4[1][2], m4[1][3]));
+    mx *= invs;
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    int ex;
+    frexpf(mx, &ex);      // mx = f * 2^ex, 0.5 <= f < 1: mx * 2^(15 - ex) < 2^15 < 65504
+    ex = max(ex, -110);   // both powers of two stay normal floats
+    const float sc = __int_as_float((127 + 15 - ex) << 23) * invs;
+    const float lse_s = ls > 0.f ? ((q1 ? mr[0] : mr[1]) + log2f(ls)) * 0.69314718055994531f : -CUDART_INF_F;
+    const uint32_t slot = (uint32_t)(c.w * 128 + own) * 128, swz = own & 7;
+    const uint32_t p = (uint32_t)(q ^ 1);
+    V3_FIN(1);
+    cluster_wait_acquire();  // the peer is past its loop: its stages are free
+    V3_FIN(2);
+    {
+        const uint32_t rb = dsmem_addr(smem_addr(stage + PU_RECV + slot), p);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            uint32_t u[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int n = 4 * k + j;
+                u[j] = pack_f16x2((q1 ? o[4 * n] : o[4 * n + 2]) * sc, (q1 ? o[4 * n + 1] : o[4 * n + 3]) * sc);
+            }
+            st_dsmem_u4(rb + ((k ^ swz) << 4), make_uint4(u[0], u[1], u[2], u[3]));
+        }
+        if (c.c4 == 0)
+            st_dsmem_f32x2(dsmem_addr(smem_addr(stage + PU_STAT + (c.w * (BM / 2) + (own >> 2)) * sizeof(float2)), p),
+                           lse_s, __int_as_float((127 - 15 + ex) << 23));
+    }
+    V3_FIN(3);
+    cluster_arrive_release();  // our rows are in the peer's shared memory
+    cluster_wait_acquire();    // and the peer's in ours; no CTA reads another's memory after this
+    V3_FIN(4);
+    // Merge this thread's row: its own O (unnormalised, in registers) and the peer's fp16 copy.
+    const int row = c.r0 + 8 * q, m = kr.m0 + row;
+    const float lse_m = lm > 0.f ? ((q1 ? mr[1] : mr[0]) + log2f(lm)) * 0.69314718055994531f : -CUDART_INF_F;
+    const float2 ps = *reinterpret_cast<const float2 *>(stage + PU_STAT + (c.w * (BM / 2) + (own >> 2)) * sizeof(float2));
+    const float mxl = fmaxf(lse_m, ps.x);
+    float wm = 0.f, wp = 0.f, lse = -CUDART_INF_F;
+    if (mxl != -CUDART_INF_F) {  // else nothing visible in either split: the row is 0
+        const float em = __expf(lse_m - mxl), ep = __expf(ps.x - mxl), den = em + ep;
+        wm = em / den * (lm > 0.f ? 1.f / lm : 0.f);
+        wp = ep / den * ps.y;
+        lse = mxl + logf(den);
+    }
+    if (c.c4 == 0) {  // the row's output pointer, once (the copy below would divide by h per piece)
+        reinterpret_cast<bf16 **>(stage + PU_PTR)[c.w * (BM / 2) + (own >> 2)] =
+            m <= kr.m_last ? pol.out_row(m) + c.w * 256 : nullptr;
+        if (c.w == 0 && m <= kr.m_last)
+            if (float *lp = pol.lse_at(m)) *lp = lse;
+    }
+    char *half = stage + PU_STG + c.w * BM * STAGE_ROW_BF16;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+        const uint4 u = *reinterpret_cast<const uint4 *>(stage + PU_RECV + slot + ((k ^ swz) << 4));
+        const uint32_t uu[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int n = 4 * k + j;
+            const float2 f = unpack_f16x2(uu[j]);
+            const float a0 = q1 ? o[4 * n + 2] : o[4 * n], a1 = q1 ? o[4 * n + 3] : o[4 * n + 1];
+            *reinterpret_cast<uint32_t *>(half + row * STAGE_ROW_BF16 + (8 * n + 2 * c.c4) * 2) =
+                pack_bf16x2(wm * a0 + wp * f.x, wm * a1 + wp * f.y);
+        }
+    }
+    named_bar_sync(BAR_OWN + c.w, 128);
+    V3_FIN(5);
+    // The 32 rows of this CTA, 32 pieces of 16 bytes each per consumer half: a warp takes one row
+    // (512 contiguous bytes) at a time.
+    bf16 *const *rowp = reinterpret_cast<bf16 *const *>(stage + PU_PTR) + c.w * (BM / 2);
+    const int pc = own & 31;
+#pragma unroll
+    for (int k = 0; k < (BM / 2) * 32 / 128; ++k) {
+        const int li = (own >> 5) + 4 * k, r = ((li >> 3) << 4) + 8 * q + (li & 7);
+        bf16 *dst = rowp[li];
+        if (dst)
+            *reinterpret_cast<uint4 *>(dst + pc * 8) = *reinterpret_cast<const uint4 *>(half + r * STAGE_ROW_BF16 + pc * 16);
+    }
+}
+
 template <int OPT = 0>
 __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                             int split, const KvRange &kr, const Consumer &c, float *red,
@@ -768,6 +901,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
                                             const float (&o)[128], int own = 0, char *stage = nullptr)
 {
     if (OPT & OPT_CMERGE) V3_FIN(6);
+    if (OPT & OPT_CM_PUSH) cluster_arrive_relaxed();  // this CTA's stages are free for the peer's rows
     float l0 = c.l_run0, l1 = c.l_run1;
     quad_sum2(l0, l1);
     float lt[2];
@@ -791,7 +925,9 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
         ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[1]);
     }
     const float mr[2] = {c.m_run0, c.m_run1};
-    if ((OPT & OPT_CMERGE) && to.partial)
+    if (OPT & OPT_CM_PUSH)  // (the merge kernel, launched with 2 splits only: no other store in it)
+        store_rows_push(pol, kr, c, own, o, lt, mr, stage, split);
+    else if ((OPT & OPT_CMERGE) && to.partial)
         store_rows_cmerge<OPT & (OPT_CM_LEAN | OPT_CM_F16 | OPT_CM_XLOCAL | OPT_CM_XNOST | OPT_CM_XBLOAT)>(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
     else if (OPT & OPT_STAGED_STORE)
         store_rows_staged(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage);
@@ -982,6 +1118,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!CM || (QT && (OPT & OPT_STAGED_STORE)), "OPT_CMERGE extends the Q-by-TMA, staged-store kernel");
     static_assert(!(OPT & OPT_CM_LEAN) || CM, "OPT_CM_LEAN is a way of OPT_CMERGE's merge");
     constexpr bool ONE_FIN = (OPT & OPT_ONE_FINISH) != 0;
+    static_assert(!(OPT & OPT_CM_PUSH) || (CM && ONE_FIN && !(OPT & OPT_CM_LEAN)),
+                  "OPT_CM_PUSH is the one-finish merge kernel's own way of merging");
     static_assert(!(OPT & OPT_LATE_B) || (QT && !MC), "OPT_LATE_B orders the first loads of the Q-by-TMA kernel");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");

@@ -155,6 +155,24 @@ __device__ __forceinline__ void cluster_sync_relaxed()
 {
     asm volatile("barrier.cluster.arrive.relaxed;\nbarrier.cluster.wait;\n" ::: "memory");
 }
+// The two halves of a cluster barrier, so that work can sit between them. The relaxed arrive
+// orders nothing: it says that this thread is past a point (OPT_CM_PUSH: its reads of the
+// buffers a peer will write are complete), not that its writes are visible.
+template <int N = 0>
+__device__ __forceinline__ void cluster_arrive_relaxed()
+{
+    asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
+}
+template <int N = 0>
+__device__ __forceinline__ void cluster_arrive_release()
+{
+    asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+}
+template <int N = 0>
+__device__ __forceinline__ void cluster_wait_acquire()
+{
+    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
 // Arrive on the mbarrier at the same shared-memory offset in CTA `cta` of the cluster (this
 // CTA's own rank arrives locally). Default semantics (release at CTA scope), as CUTLASS's cluster
 // barrier: what the arrive publishes is that this thread's warpgroup has finished reading a
@@ -206,6 +224,20 @@ __device__ __forceinline__ uint4 ld_dsmem_u4(uint32_t ra)
                  : "r"(ra)
                  : "memory");
     return v;
+}
+// A 16-byte / 8-byte store into another CTA's shared memory (OPT_CM_PUSH: the rows a peer merges
+// are pushed to it; a store needs no round trip, where a load waits for its reply).
+template <int N = 0>
+__device__ __forceinline__ void st_dsmem_u4(uint32_t ra, uint4 v)
+{
+    asm volatile("st.shared::cluster.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(ra), "r"(v.x), "r"(v.y), "r"(v.z),
+                 "r"(v.w)
+                 : "memory");
+}
+template <int N = 0>
+__device__ __forceinline__ void st_dsmem_f32x2(uint32_t ra, float x, float y)
+{
+    asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};\n" ::"r"(ra), "f"(x), "f"(y) : "memory");
 }
 template <int N = 0>
 __device__ __forceinline__ float4 ld_dsmem_v4(uint32_t ra)

@@ -1,6 +1,6 @@
-// flash_mla_v17 (hopper, sm_90a only; the default flash_mla version from 2026-11-30): flash_mla_v16
-// with the split merge's exchange in scaled fp16 (OPT_CM_F16) and one copy of the finish for
-// both consumers (OPT_ONE_FINISH), in both kernels.
+// flash_mla_v17 (hopper, sm_90a only; the default flash_mla version 2026-11-30 to 2026-12-01, then
+// flash_mla_v18): flash_mla_v16 with the split merge's exchange in scaled fp16 (OPT_CM_F16) and one
+// copy of the finish for both consumers (OPT_ONE_FINISH), in both kernels.
 //
 // At b=32,h=128,s=1,t=4096 the plan gives every row block two splits, run as 2-CTA clusters that
 // merge through distributed shared memory. v16 cut the merge loop's instructions by 2.6x and the
@@ -47,6 +47,6 @@ constexpr fmh::Version kVersion = {"flash_mla_v17", nullptr,          0,        
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v17, 17, 0,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v17, 17, 1,
                  "hopper: v16 with the split merge's peer rows exchanged in per-row scaled fp16 and one copy of the "
                  "finish (a smaller kernel)")

@@ -143,18 +143,6 @@ __device__ __forceinline__ uint32_t cluster_ctarank()
     asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
     return r;
 }
-template <int N = 0>
-__device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-// The same with a relaxed arrive (no MEMBAR.ALL.GPU): enough after fence.mbarrier_init, which
-// already releases the barrier initialisations to the cluster.
-template <int N = 0>
-__device__ __forceinline__ void cluster_sync_relaxed()
-{
-    asm volatile("barrier.cluster.arrive.relaxed;\nbarrier.cluster.wait;\n" ::: "memory");
-}
 // The two halves of a cluster barrier, so that work can sit between them. The relaxed arrive
 // orders nothing: it says that this thread is past a point (OPT_CM_PUSH: its reads of the
 // buffers a peer will write are complete), not that its writes are visible.
@@ -172,6 +160,20 @@ template <int N = 0>
 __device__ __forceinline__ void cluster_wait_acquire()
 {
     asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+template <int N = 0>
+__device__ __forceinline__ void cluster_sync()
+{
+    cluster_arrive_release();
+    cluster_wait_acquire();
+}
+// The same with a relaxed arrive (no MEMBAR.ALL.GPU): enough after fence.mbarrier_init, which
+// already releases the barrier initialisations to the cluster.
+template <int N = 0>
+__device__ __forceinline__ void cluster_sync_relaxed()
+{
+    cluster_arrive_relaxed();
+    cluster_wait_acquire();
 }
 // Arrive on the mbarrier at the same shared-memory offset in CTA `cta` of the cluster (this
 // CTA's own rank arrives locally). Default semantics (release at CTA scope), as CUTLASS's cluster

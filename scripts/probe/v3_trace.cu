@@ -26,20 +26,11 @@ static ProbeFn probe_fn(int opt)
 {
     switch (opt) {
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
-    case 50431: return probe_cta<50431>;
-    case 115967: return probe_cta<115967>;
-    case 181503: return probe_cta<181503>;
-    case 247039: return probe_cta<247039>;
-    case 378111: return probe_cta<378111>;
-    case 640255: return probe_cta<640255>;
-    case 1164543: return probe_cta<1164543>;
-    case 1426687: return probe_cta<1426687>;
-    case 1688831: return probe_cta<1688831>;
-    case 3261695: return probe_cta<3261695>;
-    case 5358847: return probe_cta<5358847>;
-    case 4310271: return probe_cta<4310271>;
     case 12633343: return probe_cta<12633343>;
+    case 180405503: return probe_cta<180405503>;
     case 4211967: return probe_cta<4211967>;
+    case 180405471: return probe_cta<180405471>;
+    case 4211935: return probe_cta<4211935>;
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -70,6 +61,11 @@ static ProbeFn probe_fn(int opt)
     case 4310271: return probe_cta<4310271>; // 115967 + OPT_ONE_FINISH
     case 12633343: return probe_cta<12633343>; // 50431 + OPT_ONE_FINISH + OPT_CM_PUSH (flash_mla_v18's merge kernel)
     case 4211967: return probe_cta<4211967>; // 17663 + OPT_ONE_FINISH (flash_mla_v17's one-split kernel)
+    case 46187775: return probe_cta<46187775>; // 12633343 + OPT_CM_L2 (the rows through L2)
+    case 146851071: return probe_cta<146851071>; // 12633343 + OPT_CM_SENTMAX
+    case 180405503: return probe_cta<180405503>; // 46187775 + OPT_CM_SENTMAX (flash_mla_v19's merge kernel)
+    case 180405471: return probe_cta<180405471>; // 180405503 without OPT_SPEC_B
+    case 4211935: return probe_cta<4211935>; // 4211967 without OPT_SPEC_B
 #endif
     default: return nullptr;
     }
@@ -152,6 +148,8 @@ int main(int argc, char **argv)
     const bool cm = (opt & OPT_CMERGE) != 0;
     const int nsplits = cm ? 2 : 1;
     TileOut to = {nullptr, nullptr, cm ? 1 : 0};
+    if (opt & OPT_CM_L2)  // the merge's workspace: one slice a CTA
+        cudaMalloc(&to.ws_o, CM_WS_CTA * (size_t)((s * h + 63) / 64) * nsplits * b);
     const bool mc = (opt & OPT_MCAST) != 0;  // clusters of two row blocks
     const size_t smem = mc || (opt & OPT_Q_TMA) ? MSMEM_BYTES : SMEM_BYTES;
     cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);

@@ -455,6 +455,9 @@ struct Version {
     // and no combine launch. Used instead of `mainq` when the plan has 2..CMERGE_MAXS splits.
     MainQFn mainc = nullptr;
     size_t smemc = 0;
+    // Workspace bytes per CTA of `mainc` (seesaw OPT_CM_L2: the rows a CTA sends its peer go
+    // through global memory); 0: the merge needs none.
+    size_t cm_ws_cta = 0;
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
     bool qtma(const mla_problem *pb) const { return mainq && !cluster2(pb) && q_tma_ok(pb->h); }
@@ -483,7 +486,10 @@ inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_proble
     const int row_blocks = (pb->s * pb->h + BM - 1) / BM;
     SplitPlan r = plan_splits(row_blocks, pb->b, pb->t, BN, v.smem_for(pb), t->splits, dev,
                               (long long)pb->b * pb->s * pb->h, DA, false);
-    if (v.cmerge(pb, r.splits)) r.ws_o = r.ws_lse = 0;  // merged in shared memory
+    if (v.cmerge(pb, r.splits)) {  // merged in the cluster: no partials, at most the merge's slices
+        r.ws_o = v.cm_ws_cta * r.grid.x * r.grid.y * r.grid.z;
+        r.ws_lse = 0;
+    }
     return r;
 }
 

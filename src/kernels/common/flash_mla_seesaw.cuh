@@ -44,6 +44,9 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //     one), the others keep theirs (page A left their maxima where they were, so it already
 //     is). P_B is published right after PV(A) is issued, and consumer 1 reaches its PV(A) wait,
 //     and the reload of page A's right half, ~1000 cycles sooner.
+//   OPT_SPEC_B re-measured with OPT_LAZY_MAX (probe, 2026-12-01, same call, v19's kernels
+//     without it): b=32,s=16 940 us against 874 (pair 6168 against 5559 cycles), b=32,s=1
+//     68.0-68.5 against 67.1-67.3 us. Still needed.
 // Two more were measured and removed (docs/kernels/flash_mla.md, v5): consumer 1 waiting for
 // its PV(A) inside softmax B to reload page A's right half sooner (pair +10 %: P_B's
 // publication then waits for PV(A)), and consumer 1 issuing PV(B) right behind PV(A) when no
@@ -104,7 +107,11 @@ enum : int {
     OPT_CM_F16 = 1048576,
     OPT_CM_XBLOAT = 2097152,  // probe only: OPT_CM_F16's code compiled in but never run
     OPT_ONE_FINISH = 4194304,
-    OPT_CM_PUSH = 8388608
+    OPT_CM_PUSH = 8388608,
+    // (16777216 was the removed evict-first pages' bit, 67108864 the removed OPT_CM_L2HALF's:
+    // the twelfth and thirteenth sessions' records use them)
+    OPT_CM_L2 = 33554432,
+    OPT_CM_SENTMAX = 134217728
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -187,6 +194,23 @@ constexpr float LAZY_TH = 8.f;
 //     v17's finish at b=32,s=1 took ~10900 cycles (probe, 2026-11-30); this one ~8700 (probe,
 //     2026-12-01: scale ~650, push ~3000 at DSMEM's ~11 bytes a cycle, second barrier ~1250,
 //     merge ~1900, stores ~900).
+//   OPT_CM_L2 (with OPT_CM_PUSH): the sent rows go through a global workspace (L2) instead of
+//     the peer's shared memory: each CTA writes its 32 KB of scaled fp16 rows and their lse and
+//     1 / scale to its own slice (CM_WS_CTA bytes; coalesced 16-byte stores, 512 contiguous bytes
+//     a warp instruction), arrives on the cluster barrier with release semantics, and after the
+//     acquire reads its peer's slice from L2 with all eight 16-byte loads of a thread in flight.
+//     The first cluster barrier goes (nothing is written into the peer's stages). Reason (probe,
+//     2026-12-01): the DSMEM push moved ~11 bytes a cycle (~3000 cycles for 32 KB) while a CTA
+//     pulls pages from L2 at 36-65 bytes a cycle (TMA probe). Measured (probe, b=32,s=1, calls 2
+//     and 4 of 2026-12-01, alternated with v18's merge kernel): the finish ~8700 -> ~6600-7000
+//     SM cycles, the kernel 0.5-0.9 us faster. Two other cuts were measured and dropped: consumer
+//     1's rows through L2 and consumer 0's through DSMEM at once (both barriers kept): 73.6 us
+//     against 68.6; and the peer's pieces brought by cp.async into the PU_RECV slot (so that the
+//     merge read shared memory as with DSMEM): the finish back at ~8800-9150 cycles.
+//   OPT_CM_SENTMAX (with OPT_CM_PUSH): the scale step takes the maximum of the sent row only (64
+//     FMNMX a thread instead of both rows' 128). Measured alone: no change (the scale step ~650
+//     cycles either way; ptxas had already dropped the unused row's chain in each of the two
+//     copies it makes of the push, one per split).
 //   The pages' TMA loads with an L2 evict-first policy (createpolicy.fractional.L2::evict_first,
 //     .L2::cache_hint) were measured and removed (2026-12-01, probe, same call): at b=32,s=1 the
 //     query stayed in L2 between calls and CTA (0,0,0) reached its first S ~1500-2000 cycles
@@ -792,28 +816,61 @@ constexpr size_t PU_STG = PU_PTR + 2 * (BM / 2) * sizeof(void *);
 static_assert(PU_STG % 16 == 0 && PU_STG + 2 * BM * STAGE_ROW_BF16 <= (size_t)STAGES * TILE_BYTES,
               "the push merge's buffers must fit in the two stages");
 static_assert(CMERGE_MAXS == 2, "OPT_CM_PUSH pairs each row with one peer");
+// OPT_CM_L2's workspace slice of one CTA: piece k of consumer thread T (0..255) at (k * 256 + T)
+// * 16, then the 64 rows' (lse, 1 / scale).
+constexpr size_t CM_WS_ROWS = 8 * CONSUMERS * 16;
+constexpr size_t CM_WS_CTA = CM_WS_ROWS + BM * sizeof(float2);
+// The grid coordinates are read by volatile asm, which stays after the barrier before it: with
+// blockIdx / gridDim ptxas hoisted both slices' addresses to the kernel's start and kept them
+// live (spilled) across the pair loop, whose schedule then changed and whose pairs ran ~200
+// cycles longer (probe, b=32,s=1, 2026-12-01).
+__device__ __forceinline__ char *cm_ws_slice(const TileOut &to, unsigned split)
+{
+    unsigned x, z, nx, ny;
+    asm volatile("mov.u32 %0, %%ctaid.x;\n\tmov.u32 %1, %%ctaid.z;\n\tmov.u32 %2, %%nctaid.x;\n\tmov.u32 %3, %%nctaid.y;"
+                 : "=r"(x), "=r"(z), "=r"(nx), "=r"(ny));
+    return reinterpret_cast<char *>(to.ws_o) + (((size_t)z * ny + split) * nx + x) * CM_WS_CTA;
+}
+// The largest magnitude of one accumulator row of a thread (rr: 0 = c.r0, 1 = c.r1), four
+// independent chains (one chain of 64 dependent maxima cost ~650 cycles, probe 2026-12-01).
+template <int RR>
+__device__ __forceinline__ float row_absmax(const float (&o)[128])
+{
+    float m4[4] = {};
+#pragma unroll
+    for (int n = 0; n < 32; ++n)
+        m4[n & 3] = fmaxf(m4[n & 3], fmaxf(fabsf(o[4 * n + 2 * RR]), fabsf(o[4 * n + 2 * RR + 1])));
+    return fmaxf(fmaxf(m4[0], m4[1]), fmaxf(m4[2], m4[3]));
+}
 // `lt`: the rows' full sums (both consumers'); `q`: this CTA's split (its rank in the cluster).
-// The caller arrived on the cluster barrier at its loop's exit.
+// The caller arrived on the cluster barrier at its loop's exit (not with OPT_CM_L2 alone).
+template <int OPT = 0>
 __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol, const KvRange &kr,
                                                 const Consumer &c, int own, const float (&o)[128],
-                                                const float (&lt)[2], const float (&mr)[2], char *stage, int q)
+                                                const float (&lt)[2], const float (&mr)[2], char *stage, int q,
+                                                const TileOut &to)
 {
+    constexpr bool L2 = (OPT & OPT_CM_L2) != 0;
     V3_FIN(0);
     // The row this thread sends is c.r0 + 8 * (q ^ 1), the one it merges c.r0 + 8 * q: selects,
     // not a runtime index into o (which would put it in local memory).
     const bool q1 = q != 0;
     const float ls = q1 ? lt[0] : lt[1], lm = q1 ? lt[1] : lt[0];
     const float invs = ls > 0.f ? 1.f / ls : 0.f;
-    // The largest magnitude of both rows, four independent chains each (one chain of 64 dependent
-    // maxima cost ~650 cycles here, probe 2026-12-01), then the sent row's.
-    float m4[2][4] = {};
+    float mx;
+    if (OPT & OPT_CM_SENTMAX) {
+        mx = q1 ? row_absmax<0>(o) : row_absmax<1>(o);
+    } else {
+        // The largest magnitude of both rows, four independent chains each, then the sent row's.
+        float m4[2][4] = {};
 #pragma unroll
-    for (int n = 0; n < 32; ++n)
+        for (int n = 0; n < 32; ++n)
 #pragma unroll
-        for (int rr = 0; rr < 2; ++rr)
-            m4[rr][n & 3] = fmaxf(m4[rr][n & 3], fmaxf(fabsf(o[4 * n + 2 * rr]), fabsf(o[4 * n + 2 * rr + 1])));
-    float mx = q1 ? fmaxf(fmaxf(m4[0][0], m4[0][1]), fmaxf(m4[0][2], m4[0][3]))
-                  : fmaxf(fmaxf(m4[1][0], m4[1][1]), fmaxf(m4[1][2], m4[1][3]));
+            for (int rr = 0; rr < 2; ++rr)
+                m4[rr][n & 3] = fmaxf(m4[rr][n & 3], fmaxf(fabsf(o[4 * n + 2 * rr]), fabsf(o[4 * n + 2 * rr + 1])));
+        mx = q1 ? fmaxf(fmaxf(m4[0][0], m4[0][1]), fmaxf(m4[0][2], m4[0][3]))
+                : fmaxf(fmaxf(m4[1][0], m4[1][1]), fmaxf(m4[1][2], m4[1][3]));
+    }
     mx *= invs;
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
@@ -824,10 +881,27 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
     const float lse_s = ls > 0.f ? ((q1 ? mr[0] : mr[1]) + log2f(ls)) * 0.69314718055994531f : -CUDART_INF_F;
     const uint32_t slot = (uint32_t)(c.w * 128 + own) * 128, swz = own & 7;
     const uint32_t p = (uint32_t)(q ^ 1);
+    constexpr bool via_l2 = L2;  // the rows go through the workspace
+    const int tix = c.w * 128 + own, srow = c.w * (BM / 2) + (own >> 2);
     V3_FIN(1);
-    cluster_wait_acquire();  // the peer is past its loop: its stages are free
+    if (!L2) cluster_wait_acquire();  // the peer is past its loop: its stages are free
     V3_FIN(2);
-    {
+    if (via_l2) {
+        char *mine = cm_ws_slice(to, (unsigned)q);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            uint32_t u[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int n = 4 * k + j;
+                u[j] = pack_f16x2((q1 ? o[4 * n] : o[4 * n + 2]) * sc, (q1 ? o[4 * n + 1] : o[4 * n + 3]) * sc);
+            }
+            __stcg(reinterpret_cast<uint4 *>(mine) + k * CONSUMERS + tix, make_uint4(u[0], u[1], u[2], u[3]));
+        }
+        if (c.c4 == 0)
+            __stcg(reinterpret_cast<float2 *>(mine + CM_WS_ROWS) + srow,
+                   make_float2(lse_s, __int_as_float((127 - 15 + ex) << 23)));
+    } else {
         const uint32_t rb = dsmem_addr(smem_addr(stage + PU_RECV + slot), p);
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
@@ -844,13 +918,24 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
                            lse_s, __int_as_float((127 - 15 + ex) << 23));
     }
     V3_FIN(3);
-    cluster_arrive_release();  // our rows are in the peer's shared memory
+    cluster_arrive_release();  // our rows are in the peer's shared memory (OPT_CM_L2: in our slice)
     cluster_wait_acquire();    // and the peer's in ours; no CTA reads another's memory after this
     V3_FIN(4);
     // Merge this thread's row: its own O (unnormalised, in registers) and the peer's fp16 copy.
     const int row = c.r0 + 8 * q, m = kr.m0 + row;
     const float lse_m = lm > 0.f ? ((q1 ? mr[1] : mr[0]) + log2f(lm)) * 0.69314718055994531f : -CUDART_INF_F;
-    const float2 ps = *reinterpret_cast<const float2 *>(stage + PU_STAT + (c.w * (BM / 2) + (own >> 2)) * sizeof(float2));
+    uint4 pr[8];  // OPT_CM_L2: the peer's pieces, all eight loads in flight before the merge
+    float2 ps;
+    if (via_l2) {
+        // (Through cp.async into this thread's PU_RECV slot instead, so that the merge below was
+        // one code for both paths, the finish took ~2000 cycles longer: probe, 2026-12-01.)
+        const char *peer = cm_ws_slice(to, p);
+#pragma unroll
+        for (int k = 0; k < 8; ++k) pr[k] = __ldcg(reinterpret_cast<const uint4 *>(peer) + k * CONSUMERS + tix);
+        ps = __ldcg(reinterpret_cast<const float2 *>(peer + CM_WS_ROWS) + srow);
+    } else {
+        ps = *reinterpret_cast<const float2 *>(stage + PU_STAT + (c.w * (BM / 2) + (own >> 2)) * sizeof(float2));
+    }
     const float mxl = fmaxf(lse_m, ps.x);
     float wm = 0.f, wp = 0.f, lse = -CUDART_INF_F;
     if (mxl != -CUDART_INF_F) {  // else nothing visible in either split: the row is 0
@@ -868,7 +953,7 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
     char *half = stage + PU_STG + c.w * BM * STAGE_ROW_BF16;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const uint4 u = *reinterpret_cast<const uint4 *>(stage + PU_RECV + slot + ((k ^ swz) << 4));
+        const uint4 u = via_l2 ? pr[k] : *reinterpret_cast<const uint4 *>(stage + PU_RECV + slot + ((k ^ swz) << 4));
         const uint32_t uu[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
@@ -901,7 +986,8 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
                                             const float (&o)[128], int own = 0, char *stage = nullptr)
 {
     if (OPT & OPT_CMERGE) V3_FIN(6);
-    if (OPT & OPT_CM_PUSH) cluster_arrive_relaxed();  // this CTA's stages are free for the peer's rows
+    if ((OPT & OPT_CM_PUSH) && !(OPT & OPT_CM_L2))
+        cluster_arrive_relaxed();  // this CTA's stages are free for the peer's rows
     float l0 = c.l_run0, l1 = c.l_run1;
     quad_sum2(l0, l1);
     float lt[2];
@@ -926,7 +1012,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
     }
     const float mr[2] = {c.m_run0, c.m_run1};
     if (OPT & OPT_CM_PUSH)  // (the merge kernel, launched with 2 splits only: no other store in it)
-        store_rows_push(pol, kr, c, own, o, lt, mr, stage, split);
+        store_rows_push<OPT & (OPT_CM_L2 | OPT_CM_SENTMAX)>(pol, kr, c, own, o, lt, mr, stage, split, to);
     else if ((OPT & OPT_CMERGE) && to.partial)
         store_rows_cmerge<OPT & (OPT_CM_LEAN | OPT_CM_F16 | OPT_CM_XLOCAL | OPT_CM_XNOST | OPT_CM_XBLOAT)>(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
     else if (OPT & OPT_STAGED_STORE)

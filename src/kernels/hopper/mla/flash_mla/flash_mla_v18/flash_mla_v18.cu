@@ -1,4 +1,5 @@
-// flash_mla_v18 (hopper, sm_90a only; the default flash_mla version from 2026-12-01): flash_mla_v17
+// flash_mla_v18 (hopper, sm_90a only; the default flash_mla version in the twelfth session,
+// 2026-12-01, then not_default: flash_mla_v19 sends the merge's rows through L2): flash_mla_v17
 // with the split merge pushed instead of pulled (OPT_CM_PUSH). The one-split kernel is v17's source.
 //
 // v17's finish at b=32,h=128,s=1,t=4096 (two splits, 2-CTA clusters) took ~10900 SM cycles of a
@@ -46,6 +47,6 @@ constexpr fmh::Version kVersion = {"flash_mla_v18", nullptr,          0,        
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v18, 18, 0,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v18, 18, 1,
                  "hopper: v17 with the split merge pushed: each thread keeps the row it merges in registers and "
                  "stores the other into the peer's shared memory in scaled fp16 (one cluster barrier, no DSMEM loads)")

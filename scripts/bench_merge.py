@@ -37,6 +37,10 @@ def main(argv):
     if not files:
         print("usage: bench_merge.py BENCH.txt [...] [--versions=a,b] [--peaks=TFLOPS,GBS]", file=sys.stderr)
         return 2
+    bad = [a for a in argv if a.startswith("--") and ("=" not in a or a[2:].split("=", 1)[0] not in ("versions", "peaks"))]
+    if bad:
+        print(f"bench_merge: unknown option {bad[0]} (--versions=a,b, --peaks=TFLOPS,GBS)", file=sys.stderr)
+        return 2
     only = set(opts["versions"].split(",")) if "versions" in opts else None
     peaks = None
     if "peaks" in opts:

@@ -451,8 +451,8 @@ struct Version {
     MainQFn mainq = nullptr;
     size_t smemq = 0;
     // `mainq` with the splits' merge in the kernel (seesaw OPT_CMERGE): the splits of a row
-    // block run as one cluster and merge through distributed shared memory, with no workspace
-    // and no combine launch. Used instead of `mainq` when the plan has 2..CMERGE_MAXS splits.
+    // block run as one cluster and merge inside it (distributed shared memory, or with
+    // cm_ws_cta a small workspace in L2), with no fp32 partials and no combine launch. Used instead of `mainq` when the plan has 2..CMERGE_MAXS splits.
     MainQFn mainc = nullptr;
     size_t smemc = 0;
     // Workspace bytes per CTA of `mainc` (seesaw OPT_CM_L2: the rows a CTA sends its peer go

@@ -881,12 +881,11 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
     const float lse_s = ls > 0.f ? ((q1 ? mr[0] : mr[1]) + log2f(ls)) * 0.69314718055994531f : -CUDART_INF_F;
     const uint32_t slot = (uint32_t)(c.w * 128 + own) * 128, swz = own & 7;
     const uint32_t p = (uint32_t)(q ^ 1);
-    constexpr bool via_l2 = L2;  // the rows go through the workspace
     const int tix = c.w * 128 + own, srow = c.w * (BM / 2) + (own >> 2);
     V3_FIN(1);
     if (!L2) cluster_wait_acquire();  // the peer is past its loop: its stages are free
     V3_FIN(2);
-    if (via_l2) {
+    if (L2) {  // the rows go through this CTA's workspace slice
         char *mine = cm_ws_slice(to, (unsigned)q);
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
@@ -914,7 +913,7 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
             st_dsmem_u4(rb + ((k ^ swz) << 4), make_uint4(u[0], u[1], u[2], u[3]));
         }
         if (c.c4 == 0)
-            st_dsmem_f32x2(dsmem_addr(smem_addr(stage + PU_STAT + (c.w * (BM / 2) + (own >> 2)) * sizeof(float2)), p),
+            st_dsmem_f32x2(dsmem_addr(smem_addr(stage + PU_STAT + srow * sizeof(float2)), p),
                            lse_s, __int_as_float((127 - 15 + ex) << 23));
     }
     V3_FIN(3);
@@ -926,7 +925,7 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
     const float lse_m = lm > 0.f ? ((q1 ? mr[1] : mr[0]) + log2f(lm)) * 0.69314718055994531f : -CUDART_INF_F;
     uint4 pr[8];  // OPT_CM_L2: the peer's pieces, all eight loads in flight before the merge
     float2 ps;
-    if (via_l2) {
+    if (L2) {
         // (Through cp.async into this thread's PU_RECV slot instead, so that the merge below was
         // one code for both paths, the finish took ~2000 cycles longer: probe, 2026-12-01.)
         const char *peer = cm_ws_slice(to, p);
@@ -934,7 +933,7 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
         for (int k = 0; k < 8; ++k) pr[k] = __ldcg(reinterpret_cast<const uint4 *>(peer) + k * CONSUMERS + tix);
         ps = __ldcg(reinterpret_cast<const float2 *>(peer + CM_WS_ROWS) + srow);
     } else {
-        ps = *reinterpret_cast<const float2 *>(stage + PU_STAT + (c.w * (BM / 2) + (own >> 2)) * sizeof(float2));
+        ps = *reinterpret_cast<const float2 *>(stage + PU_STAT + srow * sizeof(float2));
     }
     const float mxl = fmaxf(lse_m, ps.x);
     float wm = 0.f, wp = 0.f, lse = -CUDART_INF_F;
@@ -945,7 +944,7 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
         lse = mxl + logf(den);
     }
     if (c.c4 == 0) {  // the row's output pointer, once (the copy below would divide by h per piece)
-        reinterpret_cast<bf16 **>(stage + PU_PTR)[c.w * (BM / 2) + (own >> 2)] =
+        reinterpret_cast<bf16 **>(stage + PU_PTR)[srow] =
             m <= kr.m_last ? pol.out_row(m) + c.w * 256 : nullptr;
         if (c.w == 0 && m <= kr.m_last)
             if (float *lp = pol.lse_at(m)) *lp = lse;
@@ -953,7 +952,7 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
     char *half = stage + PU_STG + c.w * BM * STAGE_ROW_BF16;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const uint4 u = via_l2 ? pr[k] : *reinterpret_cast<const uint4 *>(stage + PU_RECV + slot + ((k ^ swz) << 4));
+        const uint4 u = L2 ? pr[k] : *reinterpret_cast<const uint4 *>(stage + PU_RECV + slot + ((k ^ swz) << 4));
         const uint32_t uu[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
         for (int j = 0; j < 4; ++j) {

@@ -26,11 +26,14 @@ static ProbeFn probe_fn(int opt)
 {
     switch (opt) {
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
-    case 12633343: return probe_cta<12633343>;
     case 180405503: return probe_cta<180405503>;
     case 4211967: return probe_cta<4211967>;
-    case 180405471: return probe_cta<180405471>;
-    case 4211935: return probe_cta<4211935>;
+    case 717276415: return probe_cta<717276415>;
+    case 541082879: return probe_cta<541082879>;
+    case 448840959: return probe_cta<448840959>;
+    case 272647423: return probe_cta<272647423>;
+    case 985711871: return probe_cta<985711871>;
+    case 809518335: return probe_cta<809518335>;
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -66,6 +69,12 @@ static ProbeFn probe_fn(int opt)
     case 180405503: return probe_cta<180405503>; // 46187775 + OPT_CM_SENTMAX (flash_mla_v19's merge kernel)
     case 180405471: return probe_cta<180405471>; // 180405503 without OPT_SPEC_B
     case 4211935: return probe_cta<4211935>; // 4211967 without OPT_SPEC_B
+    case 717276415: return probe_cta<717276415>; // 180405503 + OPT_P_STSM (flash_mla_v20's merge kernel)
+    case 541082879: return probe_cta<541082879>; // 4211967 + OPT_P_STSM (flash_mla_v20's one-split kernel)
+    case 448840959: return probe_cta<448840959>; // 180405503 + OPT_LATE_PSTORE (P_B stored after PV(A,R)'s issue)
+    case 272647423: return probe_cta<272647423>; // 4211967 + OPT_LATE_PSTORE
+    case 985711871: return probe_cta<985711871>; // 717276415 + OPT_LATE_PSTORE
+    case 809518335: return probe_cta<809518335>; // 541082879 + OPT_LATE_PSTORE
 #endif
     default: return nullptr;
     }

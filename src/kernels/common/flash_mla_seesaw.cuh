@@ -111,7 +111,9 @@ enum : int {
     // (16777216 was the removed evict-first pages' bit, 67108864 the removed OPT_CM_L2HALF's:
     // the twelfth and thirteenth sessions' records use them)
     OPT_CM_L2 = 33554432,
-    OPT_CM_SENTMAX = 134217728
+    OPT_CM_SENTMAX = 134217728,
+    OPT_P_STSM = 536870912,
+    OPT_LATE_PSTORE = 268435456  // with OPT_SPEC_B: consumer 1 stores P_B after issuing PV(A,R)
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -211,6 +213,22 @@ constexpr float LAZY_TH = 8.f;
 //     FMNMX a thread instead of both rows' 128). Measured alone: no change (the scale step ~650
 //     cycles either way; ptxas had already dropped the unused row's chain in each of the two
 //     copies it makes of the push, one per split).
+//   OPT_P_STSM: P goes to its box by four stmatrix.x4 a warp (one 16-byte row address a lane)
+//     instead of 16 STS.32 with a swizzled address each. Nsight Compute, v19 at b=32,s=16
+//     (2026-12-01): a softmax is 288 warp instructions a page, ~60 of them integer and index
+//     work, mostly those addresses; the softmax windows are issue- and latency-bound ("wait" 37-
+//     43 %, selected 24-28 %), and they are on the page chain. Measured (2026-12-01, flash_mla_v20's
+//     merge kernel): 66.0-66.6 us a launch against 66.9-67.1 in the timeline probe (b=32,s=1), but
+//     68.0 against 68.2 in eleven bench-all passes and equal in the CLI's A/B: within the noise.
+//   OPT_LATE_PSTORE (with OPT_SPEC_B): consumer 1 keeps its speculative P_B in registers through
+//     the P_A barrier, issues PV(A,R), and only then stores P_B, so that page A's reload is asked
+//     for sooner. The timeline probe (trace points compiled in) gave 1.5 % at b=32,s=16 in a burst
+//     and 0.9 % sustained; the uninstrumented kernel (flash_mla_v20's one-split kernel) was 0.8-1.4 %
+//     slower than v19's through the library (CLI A/B, s=16 and s=64) and slower in 14 of 15 bench
+//     rows. With OPT_P_STSM as well, neither gain held even in the probe.
+//   The mask-free softmax's row max and row sums as trees (depth 4, four partial sums) were
+//     measured and removed (probe, 2026-12-01): under 0.5 % alone, and they cancelled the late
+//     store's gain; the chains are ~40 cycles of a ~1000-1250-cycle softmax.
 //   The pages' TMA loads with an L2 evict-first policy (createpolicy.fractional.L2::evict_first,
 //     .L2::cache_hint) were measured and removed (2026-12-01, probe, same call): at b=32,s=1 the
 //     query stayed in L2 between calls and CTA (0,0,0) reached its first S ~1500-2000 cycles
@@ -411,6 +429,27 @@ __device__ __forceinline__ void store_p(char *sP, const uint32_t (&pa)[16], int 
     }
 }
 
+// store_p by stmatrix (OPT_P_STSM): k-step kk's four matrices are pa[4kk..4kk+3] (rows 0-7 and
+// 8-15 of the warp's 16, columns 16kk.. and 16kk + 8..), the A fragments of issue_pv_rs. Lane l
+// addresses matrix j = l / 8, row 8 (j & 1) + l % 8 of the warp's rows, 16-byte chunk
+// 2kk + (j >> 1) of it, swizzled by the row's low three bits (sw128): chunk ^ (l & 7), and since
+// 2kk is even, (2kk) ^ ((j >> 1) ^ (l & 7)).
+__device__ __forceinline__ void store_p_stsm(char *sP, const uint32_t (&pa)[16], const Consumer &c)
+{
+    const int j = c.lane >> 3, row = (c.r0 - (c.lane >> 2)) + ((j & 1) << 3) + (c.lane & 7);
+    const uint32_t base = smem_addr(sP) + (uint32_t)row * 128, y = (uint32_t)(((j >> 1) ^ (c.lane & 7)) << 4);
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) stmatrix_x4(base + ((32u * kk) ^ y), pa[4 * kk], pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3]);
+}
+template <int OPT>
+__device__ __forceinline__ void store_p_opt(char *sP, const uint32_t (&pa)[16], const Consumer &c)
+{
+    if (OPT & OPT_P_STSM)
+        store_p_stsm(sP, pa, c);
+    else
+        store_p(sP, pa, c.r0, c.c4);
+}
+
 // O[:, 256w..) += P . V[:, 256w..) with P from registers / from the page's P box.
 template <int OPT = 0>
 __device__ __forceinline__ void issue_pv_rs(float (&o)[128], const uint32_t (&pa)[16], uint32_t k_base, int w)
@@ -482,11 +521,12 @@ __device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const flo
 // fences both for the async proxy; the caller's arrive publishes them. `own` is the consumer's
 // 128-thread index.
 __device__ __forceinline__ bool page_is_tail(const LatentPolicy<DA, DB> &pol, int j) { return pol.t_r - j * BN < BN; }
+template <int OPT = 0>
 __device__ __forceinline__ void own_store(const LatentPolicy<DA, DB> &pol, int j, char *sK, const Consumer &c, int own,
                                           const uint32_t (&pa)[16])
 {
     if (page_is_tail(pol, j)) zero_tail_rows(pol, j, own, sK, 128);  // CTA-uniform
-    store_p(sK + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
+    store_p_opt<OPT>(sK + P_BOX * BOX_BYTES, pa, c);
 }
 __device__ __forceinline__ void own_commit(const LatentPolicy<DA, DB> &pol, int j, float *mb, const Consumer &c)
 {
@@ -504,7 +544,7 @@ __device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int
                                             float &f0, float &f1, float &ps0, float &ps1)
 {
     own_exp<OPT>(j, sl2, c, acc, pa, f0, f1, ps0, ps1);
-    own_store(pol, j, sK, c, own, pa);
+    own_store<OPT>(pol, j, sK, c, own, pa);
     own_commit(pol, j, mb, c);
 }
 
@@ -1394,7 +1434,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     const float mp0 = c.m_run0, mp1 = c.m_run1;
                     if (hasB) {
                         own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
-                        own_store(pol, kr.b0 + i + 1, sKB, c, own, pa);
+                        if (!(OPT & OPT_LATE_PSTORE)) own_store<OPT>(pol, kr.b0 + i + 1, sKB, c, own, pa);
                     }
                     named_bar_sync(BAR_PA, CONSUMERS);
                     const float ma0 = mb[c.r0], ma1 = mb[c.r1];
@@ -1405,7 +1445,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                         c.m_run1 = ma1;
                         if (hasB) {
                             own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
-                            store_p(sKB + P_BOX * BOX_BYTES, pa, c.r0, c.c4);
+                            if (!(OPT & OPT_LATE_PSTORE)) store_p_opt<OPT>(sKB + P_BOX * BOX_BYTES, pa, c);
                         }
                     }
                 } else {
@@ -1419,6 +1459,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 wait_v_half(fullA, parA, 1);
                 issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
                 if (hasB) {  // softmax B under both consumers' PV(A)
+                    if ((OPT & OPT_SPEC_B) && (OPT & OPT_LATE_PSTORE)) own_store<OPT>(pol, kr.b0 + i + 1, sKB, c, own, pa);
                     if (OPT & OPT_SPEC_B)
                         own_commit(pol, kr.b0 + i + 1, mb + BM, c);
                     else

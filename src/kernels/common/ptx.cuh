@@ -25,6 +25,16 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t &r0, uint32_t &r1, uint32_t
                  : "r"(smem_addr(p)));
 }
 
+// Four 8 x 8 b16 matrices from the warp's mma fragments (register i: matrix i, row lane / 4,
+// columns 2 (lane % 4) and +1) to shared memory; lane l gives the 16-byte row address of matrix
+// l / 8, row l % 8 (sm_90).
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};\n" ::"r"(addr), "r"(r0), "r"(r1),
+                 "r"(r2), "r"(r3)
+                 : "memory");
+}
+
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t &r0, uint32_t &r1, uint32_t &r2,
                                                   uint32_t &r3, const void *p)
 {

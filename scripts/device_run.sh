@@ -14,7 +14,7 @@
 # tiny problems one page per split, which reaches neither a full page pair nor flash_mla_v12's
 # split merge, and a default plan with two splits needs ~100 CTAs, too slow under racecheck; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all, MLA_VAR3_BENCH_PASSES=N runs it N times (--passes), MLA_VAR3_BENCH_PAGES=sequential lays the caches' pages out in order (--pages). The whole
 # script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
-# is left, and a step with no time left is skipped and says so. A short summary table is
+# is left, and a step with no time left is skipped and says so (ctest's own limit: MLA_CTEST_LIMIT, default 300 s). A short summary table is
 # printed last. $OUT gets five files (the device tool returns at most 8):
 #   summary.txt build.log ctest.log bench.txt logs.tgz (smoke and sanitizer logs, bench folder,
 #   full test log, SASS counts, ptxas resources, ...)
@@ -215,7 +215,7 @@ do_test() {
   local t0=$(date +%s) log="$OUT/ctest.log" rc
   : >"$log"
   # every tiling candidate of every version gets a few correctness cases too
-  MLA_VAR3_TILING_ALL=1 step 200 "$log" ctest --test-dir "$BUILD" --output-on-failure -j 4
+  MLA_VAR3_TILING_ALL=1 step "${MLA_CTEST_LIMIT:-300}" "$log" ctest --test-dir "$BUILD" --output-on-failure -j 4
   rc=$?
   local dt=$(( $(date +%s) - t0 ))
   cp "$BUILD/Testing/Temporary/LastTest.log" "$EXTRA/LastTest.log" 2>/dev/null

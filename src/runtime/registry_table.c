@@ -23,6 +23,8 @@ extern const mla_kernel_version mla_kv_flash_mla_v17;
 extern const mla_kernel_version mla_kv_flash_mla_v18;
 extern const mla_kernel_version mla_kv_flash_mla_v19;
 extern const mla_kernel_version mla_kv_flash_mla_v20;
+extern const mla_kernel_version mla_kv_flash_mla_v21;
+extern const mla_kernel_version mla_kv_flash_mla_v22;
 extern const mla_kernel_version mla_kv_mla_var6_plus_v0;
 
 const mla_kernel_version *const mla_registry_table[] = {
@@ -45,6 +47,8 @@ const mla_kernel_version *const mla_registry_table[] = {
     &mla_kv_flash_mla_v18,
     &mla_kv_flash_mla_v19,
     &mla_kv_flash_mla_v20,
+    &mla_kv_flash_mla_v21,
+    &mla_kv_flash_mla_v22,
     &mla_kv_mla_var6_plus_v0,
 };
 const int mla_registry_table_size = (int)(sizeof mla_registry_table / sizeof mla_registry_table[0]);

@@ -86,6 +86,9 @@ static void build_full(void)
     /* s == t */
     add(3, 2, 2, 16, 1, 0, 0, 1, 2);
     add(3, 5, 5, 128, 1, 1, 1, 0, 0);
+    /* 512 row blocks of one or two pages: flash_mla_v21's persistent CTAs walk 3-4 each, with a
+       zero-length request (rows written without pages) in the walk */
+    add(2, 128, 128, 128, 1, 1, 1, 1, 64);
     add(1, 16, 16, 16, 0, 0, 0, 1, 8);
     add(1, 64, 64, 128, 1, 0, 0, 0, 64);
     /* h outside the library's set {16, 32, 64, 128}: reported as skipped (unsupported), never
@@ -120,6 +123,8 @@ static void build_small(void)
     add(3, 4, 200, 16, 1, 1, 1, 1, 100);
     add(2, 3, 100, 64, 1, 1, 0, 1, 50);
     add_trend(1, 2, 300, 16, 1, 1, 2, 1);
+    /* more row blocks than SMs (see build_full) */
+    add(2, 128, 128, 128, 1, 1, 1, 1, 64);
 }
 
 /* ------------------------------------------------------------------------------------------ */

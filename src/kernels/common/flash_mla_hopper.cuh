@@ -458,6 +458,11 @@ struct Version {
     // Workspace bytes per CTA of `mainc` (seesaw OPT_CM_L2: the rows a CTA sends its peer go
     // through global memory); 0: the merge needs none.
     size_t cm_ws_cta = 0;
+    // A persistent main kernel (seesaw OPT_PSTATIC, flash_mla_v21), used instead of `mainq` when
+    // the plan has one split: one CTA an SM walks the b * row blocks, its int argument is b.
+    MainQFn mainp = nullptr;
+    size_t smemp = 0;
+    bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
     bool qtma(const mla_problem *pb) const { return mainq && !cluster2(pb) && q_tma_ok(pb->h); }
@@ -471,7 +476,10 @@ struct Version {
     size_t smem_for(const mla_problem *pb) const
     {
         if (cluster2(pb)) return smem2;
-        if (qtma(pb)) return mainc && smemc > smemq ? smemc : smemq;
+        if (qtma(pb)) {
+            const size_t m = mainc && smemc > smemq ? smemc : smemq;
+            return mainp && smemp > m ? smemp : m;
+        }
         return smem;
     }
 };
@@ -489,6 +497,11 @@ inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_proble
     if (v.cmerge(pb, r.splits)) {  // merged in the cluster: no partials, at most the merge's slices
         r.ws_o = v.cm_ws_cta * r.grid.x * r.grid.y * r.grid.z;
         r.ws_lse = 0;
+    }
+    if (v.persist(pb, r.splits)) {  // one CTA an SM (one fits), at most one a row block
+        const long long items = (long long)row_blocks * pb->b;
+        const int sms = dev && dev->sm_count > 0 ? dev->sm_count : 132;
+        r.grid = dim3((unsigned)(items < sms ? items : sms), 1, 1);
     }
     return r;
 }
@@ -523,6 +536,8 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
             set_cfg(cfg, (const void *)v.main2, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem2);
         else if (v.cmerge(pb, r.splits))
             set_cfg(cfg, (const void *)v.mainc, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemc);
+        else if (v.persist(pb, r.splits))
+            set_cfg(cfg, (const void *)v.mainp, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemp);
         else if (v.qtma(pb))
             set_cfg(cfg, (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemq);
         else
@@ -556,6 +571,10 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
     }
     if (v.mainc) {
         mla_status e = set_smem((const void *)v.mainc, v.smemc, "flash_mla hopper: cudaFuncSetAttribute");
+        if (e != MLA_STATUS_OK) return e;
+    }
+    if (v.mainp) {
+        mla_status e = set_smem((const void *)v.mainp, v.smemp, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
     }
     return v.main ? set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute") : MLA_STATUS_OK;
@@ -683,6 +702,13 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         cudaError_t ce = launch_cluster(v.mainc, r.grid, dim3(1, (unsigned)r.splits, 1), v.smemc, st, tmap, qmap, a,
                                         r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper merge-cluster launch");
+    } else if ((args->stage_mask & 1u) && v.persist(pb, r.splits)) {
+        CUtensorMap qmap;
+        e = q_tmap(v, pb, x, &qmap);
+        if (e != MLA_STATUS_OK) return e;
+        v.mainp<<<r.grid, NTHREADS, v.smemp, st>>>(tmap, qmap, a, pb->b, sl2, to);
+        e = check_launch(v.name);
+        if (e != MLA_STATUS_OK) return e;
     } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);

@@ -19,6 +19,16 @@
 // ~140 and ~50-240 cycles); the finish still costs ~10 k cycles a segment (the 8-byte register
 // store), and the pairs themselves were not faster than v6's, so v8 ties or trails v7 except at
 // s >= 32.
+//
+// OPT_PSTATIC (flash_mla_v21, v22): no plan. CTA x of min(SMs, b * row blocks) walks items x,
+// x + gridDim.x, ... of the b * row blocks (item i: request i / nrb, row block i % nrb, all its
+// pages), the order in which v19's one-split grid runs them wave after wave; every segment is a
+// whole row block, so nothing is partial and there is no combine. The pair schedule is v5's with
+// the lazy max (OPT_LAZY_MAX). Measured (timeline probe, b=32,s=16, 2026-12-01,
+// docs/kernels/flash_mla.md, v22): the transition ~4200 SM cycles a row block (next-Q wait ~130,
+// finish ~3600-4400 with OPT_ST16, next-S wait ~50) against v19's ~18000 (start-up ~11700, staged
+// finish ~6400); but this loop's pairs take ~5725 cycles against seesaw_cta's ~5590 for the same
+// options, which takes most of the gain back.
 #pragma once
 #include "flash_mla_seesaw.cuh"
 
@@ -57,14 +67,14 @@ static_assert(PSMEM_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v8 exceeds the 227 KB sh
 // slot (the request is cut between parts) or -1 (straight to out). Kept small: a consumer holds
 // two (the current and the next) beside O.
 struct Seg {
-    int r, b0, np, slot;
+    int r, b0, np, slot, m0;  // m0: the segment's first row (the row block)
 };
 
-// Row block m0.. of every request (all have s * h rows).
+// Rows m0.. of the segment's request (all requests have s * h rows).
 __device__ __forceinline__ KvRange seg_rows(const LatentArgs &a, const Seg &g)
 {
     KvRange k;
-    k.m0 = blockIdx.x * BM;
+    k.m0 = g.m0;
     k.m_last = min(k.m0 + BM, a.s * a.h) - 1;
     k.b0 = g.b0;
     k.b1 = g.b0 + g.np;
@@ -75,10 +85,22 @@ __device__ __forceinline__ const int *seg_bt(const LatentArgs &a, const Seg &g)
     return a.block_table + (long long)g.r * a.bt_stride;
 }
 
+template <int OPT>
 __device__ __forceinline__ Seg seg_at(const LatentArgs &a, const Plan &plan, const mla_sched_part &part, int r)
 {
     Seg g;
+    if (OPT & OPT_PSTATIC) {  // r is the walk's item: request r / nrb, row block r % nrb, all pages
+        const int nrb = (a.s * a.h + BM - 1) / BM;
+        g.r = r / nrb;
+        g.m0 = (r - g.r * nrb) * BM;
+        g.b0 = 0;
+        g.slot = -1;
+        const LatentPolicy<DA, DB> pol(&a, g.r);
+        g.np = (pol.row_limit(min(g.m0 + BM, pol.rows) - 1) + BN - 1) / BN;
+        return g;
+    }
     g.r = r;
+    g.m0 = blockIdx.x * BM;
     const LatentPolicy<DA, DB> pol(&a, r);
     int bb = 0, be = 0, sidx = 0;
     mla_sched_segment(&part, a.seqlens, a.t, BN, r, &bb, &be, &sidx);
@@ -121,11 +143,14 @@ __device__ __forceinline__ void store_empty(const LatentArgs &a, const TileOut &
 
 // The next segment after request r that has pages for this row block (part.r1 + 1: none),
 // writing the rows of the empty ones it passes.
+// OPT_PSTATIC: the walk's items instead of requests, part.r1 the last item, a stride of gridDim.x.
+template <int OPT>
 __device__ __forceinline__ int next_seg(const LatentArgs &a, const Plan &plan, const mla_sched_part &part,
                                         const TileOut &to, int r, int w, int own, Seg &g)
 {
-    for (++r; r <= part.r1; ++r) {
-        g = seg_at(a, plan, part, r);
+    const int step = (OPT & OPT_PSTATIC) ? (int)gridDim.x : 1;
+    for (r += step; r <= part.r1; r += step) {
+        g = seg_at<OPT>(a, plan, part, r);
         if (g.np > 0) return r;
         store_empty(a, to, g, w, own);
     }
@@ -161,7 +186,7 @@ __device__ __forceinline__ NextPages next_pages(const LatentArgs &a, const Seg &
 // part y) of the plan. tmap: the cache's tensor map; qmap: the query's (load_q_tma).
 template <int OPT>
 __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUtensorMap *qmap, const LatentArgs &a,
-                                            float sl2, const TileOut &to, const Plan &plan)
+                                            float sl2, const TileOut &to, const Plan &plan, int nb = 0)
 {
     static_assert((OPT & OPT_EARLY_B) && (OPT & OPT_SPEC_B) && !(OPT & OPT_STAGED_STORE),
                   "persist_cta is written for v5's pair schedule");
@@ -188,8 +213,16 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
         return;
     }
     setmaxnreg_inc<232>();
-    pdl_wait();  // the plan is written by the planner launched just before
-    const mla_sched_part part = plan.parts[blockIdx.y];
+    mla_sched_part part;
+    if (OPT & OPT_PSTATIC) {  // items blockIdx.x, + gridDim.x, ... of the b * nrb row blocks
+        part.r0 = blockIdx.x;
+        part.r1 = nb * ((a.s * a.h + BM - 1) / BM) - 1;
+        part.blk0 = part.blk1 = part.split0 = 0;
+    } else {
+        pdl_wait();  // the plan is written by the planner launched just before
+        part = plan.parts[blockIdx.y];
+    }
+    const int step = (OPT & OPT_PSTATIC) ? (int)gridDim.x : 1;
     const int own = (tid - 128) & 127, cw = wg - 1;
     float *mb = reinterpret_cast<float *>(smem + OFF_M);
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
@@ -197,10 +230,11 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
 
     V3_CTA(1);
     Seg cur;
-    if (next_seg(a, plan, part, to, part.r0 - 1, cw, own, cur) > part.r1) return;
+    int ci = next_seg<OPT>(a, plan, part, to, part.r0 - step, cw, own, cur);  // the walk's cursor
+    if (ci > part.r1) return;
     if (tid == 128) {  // the first segment starts cold
         const int *bt = seg_bt(a, cur);
-        load_q_tma(qmap, sQ, qbar, cur.r, blockIdx.x * BM, a.h);
+        load_q_tma(qmap, sQ, qbar, cur.r, cur.m0, a.h);
         load_boxes(tmap, sKA, fullA, __ldg(bt + seg_page(cur, 0)), 0x1ffu);
         if (cur.np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + seg_page(cur, 1)), 0x1ffu);
     }
@@ -226,7 +260,8 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
         Consumer c = make_consumer(pol, seg_rows(a, cur), tid);
         c.w = cw;
         Seg nxt = cur;
-        const bool has_next = next_seg(a, plan, part, to, cur.r, cw, own, nxt) <= part.r1;
+        const int ni = next_seg<OPT>(a, plan, part, to, ci, cw, own, nxt);
+        const bool has_next = ni <= part.r1;
         TileOut tseg = to;
         tseg.partial = cur.slot >= 0;
         const int np = cur.np;
@@ -293,7 +328,7 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
                 named_bar_sync(BAR_PA, CONSUMERS);
                 // Both S of this pair are done (consumer 0 arrived after its S_A), and no later
                 // S of this segment exists: Q is dead.
-                if (last && has_next && own == 0) load_q_tma(qmap, sQ, qbar, nxt.r, blockIdx.x * BM, a.h);
+                if (last && has_next && own == 0) load_q_tma(qmap, sQ, qbar, nxt.r, nxt.m0, a.h);
                 const float ma0 = mb[c.r0], ma1 = mb[c.r1];
                 f0 = fexp2<OPT>(mp0 - finite_or_zero(ma0));
                 f1 = fexp2<OPT>(mp1 - finite_or_zero(ma1));
@@ -350,6 +385,7 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
         if (!has_next) break;
         qp ^= 1;
         cur = nxt;
+        ci = ni;
     }
     V8_SEG(seg, 0);
     V8_PAIRS(npairs);

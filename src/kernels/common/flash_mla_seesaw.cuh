@@ -113,7 +113,9 @@ enum : int {
     OPT_CM_L2 = 33554432,
     OPT_CM_SENTMAX = 134217728,
     OPT_P_STSM = 536870912,
-    OPT_LATE_PSTORE = 268435456  // with OPT_SPEC_B: consumer 1 stores P_B after issuing PV(A,R)
+    OPT_LATE_PSTORE = 268435456,  // with OPT_SPEC_B: consumer 1 stores P_B after issuing PV(A,R)
+    OPT_PSTATIC = 512,            // persist_cta: a static walk of the row blocks (flash_mla_v21)
+    OPT_ST16 = 1073741824         // bf16 rows stored from registers in 16-byte pieces (flash_mla_v21)
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -236,6 +238,14 @@ constexpr float LAZY_TH = 8.f;
 //     CTA 63.7-64.7 us against 63.0-63.3), and at b=32,s=16 it was 1 % slower (868-874 against
 //     861 us, the mean CTA 107.6 against 106.2-106.5 us): pages marked first to go are evicted
 //     before the other row blocks of their request have read them.
+//   The next wave's Q tile prefetched into L2 was measured and removed (fifteenth session,
+//     2026-12-01, flash_mla_v23, not landed): once its own Q had landed, one thread of v19's
+//     one-split CTA issued nine cp.async.bulk.prefetch.tensor.4d.L2 boxes for the CTA one %nsmid
+//     further in launch order, since a wave's 132 CTAs start together and read Q from DRAM
+//     (~8900-10300 SM cycles to Q at b=32,s=16). Eight bench-all passes, same call, against v19:
+//     slower on 13 of the 16 rows, by 2-4 % (s=16 978.1 against 952.7 us, s=128 7614.4 against 7382.3,
+//     b=128,t=8192,s=2 1030.7 against 986.5). Not measured: why; the prefetches land while the
+//     current wave still loads its first pages. A third prefetch that cost more than it saved.
 template <int OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
@@ -626,6 +636,51 @@ __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &po
             *reinterpret_cast<uint4 *>(pol.out_row(m) + c.w * 256 + pc * 8) =
                 *reinterpret_cast<const uint4 *>(half + row * STAGE_ROW_BF16 + pc * 16);
         }
+    }
+}
+
+// OPT_ST16: store_rows's bf16 path (no workspace) with 16-byte stores. In a consumer's
+// accumulator, the quad (lanes c4 = 0..3) of a row holds each 8-column group as four 4-byte
+// words, one a lane, so store_rows writes 4 bytes a lane and a warp instruction covers 16 bytes
+// of each of 8 rows. Here four groups at a time go through a 4 x 4 transpose inside the quad (two
+// rounds of two xor-shuffles), after which lane c4 holds all of group n0 + c4: one 16-byte store
+// a lane, 64 contiguous bytes a row a warp instruction, 16 stores a thread instead of 64. For the
+// persistent kernel (flash_mla_v21), whose finish cannot stage O in shared memory (the stages
+// hold the next row block's pages by then): v8's probe had its register-store finish at
+// 8000-13000 SM cycles a segment.
+__device__ __forceinline__ void store_rows_t16(const LatentPolicy<DA, DB> &pol, const KvRange &kr, const Consumer &c,
+                                               const float (&o)[128], const float (&lt)[2], const float (&mr)[2])
+{
+    const bool hi = (c.c4 & 2) != 0, odd = (c.c4 & 1) != 0;
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+        const int m = kr.m0 + c.r0 + 8 * rr;
+        const bool ok = m <= kr.m_last;  // every lane shuffles; only rows that exist store
+        const bool none = !(lt[rr] > 0.f);
+        const float inv = none ? 0.f : 1.f / lt[rr];
+        bf16 *dst = ok ? pol.out_row(m) + c.w * 256 + 8 * c.c4 : nullptr;
+#pragma unroll
+        for (int n0 = 0; n0 < 32; n0 += 4) {
+            uint32_t w[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                w[j] = pack_bf16x2(o[4 * (n0 + j) + 2 * rr] * inv, o[4 * (n0 + j) + 2 * rr + 1] * inv);
+            // round 1 (lanes c4 ^ 2): the low lanes give words 2, 3 and take the partner's 0, 1 there
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+                const uint32_t y = __shfl_xor_sync(0xffffffffu, hi ? w[j] : w[j + 2], 2);
+                if (hi) w[j] = y; else w[j + 2] = y;
+            }
+            // round 2 (lanes c4 ^ 1): the even lanes give words 1, 3 and take the partner's 0, 2 there
+#pragma unroll
+            for (int j = 0; j < 4; j += 2) {
+                const uint32_t y = __shfl_xor_sync(0xffffffffu, odd ? w[j] : w[j + 1], 1);
+                if (odd) w[j] = y; else w[j + 1] = y;
+            }
+            if (ok) *reinterpret_cast<uint4 *>(dst + 8 * n0) = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+        float *lp = ok ? pol.lse_at(m) : nullptr;
+        if (lp && c.w == 0 && c.c4 == 0) *lp = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
     }
 }
 
@@ -1056,6 +1111,8 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
         store_rows_cmerge<OPT & (OPT_CM_LEAN | OPT_CM_F16 | OPT_CM_XLOCAL | OPT_CM_XNOST | OPT_CM_XBLOAT)>(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
     else if (OPT & OPT_STAGED_STORE)
         store_rows_staged(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage);
+    else if ((OPT & OPT_ST16) && !to.partial)
+        store_rows_t16(pol, kr, c, o, lt, mr);
     else
         store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr, slot);
 }

@@ -9,7 +9,8 @@
 # MLA_PROBE_SUSTAIN_S seconds (default 4) at b=32,s=16 (MLA_PROBE_SUSTAIN_SHAPE="b s h t"), and a cuBLAS bf16 GEMM as long, each under
 # nvidia-smi sampling (100 ms): power, SM clock, temperature and the clock-event reasons under a
 # steady load (read only: nothing is set). MLA_PROBE_V8="b s h t parts; ..." also builds and runs
-# the persistent kernel's probe (scripts/probe/v8_trace.cu) on those shapes.
+# the persistent kernel's probe (scripts/probe/v8_trace.cu) on those shapes; MLA_PROBE_V22="b s h t; ..."
+# the same for flash_mla_v22's persistent one-split kernel (scripts/probe/v22_trace.cu).
 # MLA_PROBE_SHAPES="b s h t; ..." replaces the timeline shapes (default "32 16 128 4096; 32 1 128
 # 4096; 128 1 16 8192"); MLA_PROBE_CMERGE_ONLY=1 builds only the split-merge kernels (opts 50431
 # and its variants: a quick build) and skips the TMA probe. Writes everything to $OUT/probe.txt.
@@ -37,6 +38,9 @@ CMO=()
 V8=${MLA_PROBE_V8:-}
 [ -n "$V8" ] && { "${NV[@]}" scripts/probe/v8_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v8_probe \
   >>"$OUT/probe_build.log" 2>&1 || { echo "v8 probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
+V22=${MLA_PROBE_V22:-}
+[ -n "$V22" ] && { "${NV[@]}" scripts/probe/v22_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v22_probe \
+  >>"$OUT/probe_build.log" 2>&1 || { echo "v22 probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
 [ -n "$SUSTAIN" ] && { nvcc -O3 -gencode=arch=compute_90a,code=sm_90a scripts/probe/gemm_sustain.cu -lcublas \
   -o /tmp/gemm_sustain >>"$OUT/probe_build.log" 2>&1 || echo "gemm_sustain build failed (see probe_build.log)"; }
 
@@ -71,6 +75,10 @@ sampled() {
   if [ -n "$V8" ] && [ -x /tmp/v8_probe ]; then
     IFS=';' read -ra V8S <<<"$V8"
     for shape in "${V8S[@]}"; do timeout 60 /tmp/v8_probe $shape; done
+  fi
+  if [ -n "$V22" ] && [ -x /tmp/v22_probe ]; then
+    IFS=';' read -ra V22S <<<"$V22"
+    for shape in "${V22S[@]}"; do timeout 60 /tmp/v22_probe $shape; done
   fi
   IFS=';' read -ra SHAPES <<<"${MLA_PROBE_SHAPES:-32 16 128 4096; 32 1 128 4096; 128 1 16 8192}"
   for shape in "${SHAPES[@]}"; do

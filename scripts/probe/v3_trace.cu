@@ -8,6 +8,7 @@
 // nvidia-smi sampling of power and clocks under a steady load.
 #define MLA_V3_TRACE 1
 #include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v3/flash_mla_v3.cu"
+#include "probe_problem.cuh"
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -99,22 +100,10 @@ int main(int argc, char **argv)
         printf("opt %d is not instantiated in the probe\n", opt);
         return 1;
     }
-    const int ppr = (t + 63) / 64, num_pages = b * ppr;
-    std::vector<bf16> hq((size_t)b * s * h * DQK), hc((size_t)num_pages * 64 * DQK);
-    unsigned x = 12345u;
-    for (auto &v : hq) { x = x * 1664525u + 1013904223u; v = __float2bfloat16(((x >> 9) & 1023) / 1024.f - 0.5f); }
-    for (auto &v : hc) { x = x * 1664525u + 1013904223u; v = __float2bfloat16(((x >> 9) & 1023) / 1024.f - 0.5f); }
-    std::vector<int> bt((size_t)b * ppr);
-    for (int i = 0; i < b * ppr; ++i) bt[i] = i;
-    bf16 *q, *cache, *out;
-    int *dbt;
-    cudaMalloc(&q, hq.size() * 2);
-    cudaMalloc(&cache, hc.size() * 2);
-    cudaMalloc(&out, (size_t)b * s * h * DA * 2);
-    cudaMalloc(&dbt, bt.size() * 4);
-    cudaMemcpy(q, hq.data(), hq.size() * 2, cudaMemcpyHostToDevice);
-    cudaMemcpy(cache, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice);
-    cudaMemcpy(dbt, bt.data(), bt.size() * 4, cudaMemcpyHostToDevice);
+    const ProbeProblem pp = probe_problem(b, s, h, t);
+    bf16 *q = (bf16 *)pp.xt.q, *cache = (bf16 *)pp.xt.cache, *out = (bf16 *)pp.xt.out;
+    int *dbt = (int *)pp.xt.block_table;
+    const int ppr = pp.xt.max_pages, num_pages = pp.xt.num_pages;
     CUtensorMap tmap;
     if (tmap_bf16_2d_sw128(&tmap, cache, DQK, (unsigned long long)num_pages * 64, DQK * 2, 64, 64, "probe") !=
         MLA_STATUS_OK) {

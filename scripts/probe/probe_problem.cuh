@@ -1,0 +1,47 @@
+// The decode problem of the timeline probes (scripts/probe/v3_trace.cu, v8_trace.cu, v22_trace.cu)
+// on the device: b requests of t tokens (uniform lengths, pages in order), s query tokens, h heads,
+// causal, scale 0.0721, fixed pseudo-random bf16 inputs, packed strides. Include after the kernel's
+// .cu (it uses its DQK, DA, DB and bf16).
+#pragma once
+#include <cstdio>
+#include <vector>
+
+struct ProbeProblem {
+    mla_problem pb;
+    mla_flash_mla_tensors xt;
+};
+
+// b requests of t tokens, s query tokens, h heads; causal, scale 0.0721.
+inline ProbeProblem probe_problem(int b, int s, int h, int t)
+{
+    const int ppr = (t + 63) / 64, num_pages = b * ppr;
+    std::vector<bf16> hq((size_t)b * s * h * DQK), hc((size_t)num_pages * 64 * DQK);
+    unsigned x = 12345u;
+    for (auto &v : hq) { x = x * 1664525u + 1013904223u; v = __float2bfloat16(((x >> 9) & 1023) / 1024.f - 0.5f); }
+    for (auto &v : hc) { x = x * 1664525u + 1013904223u; v = __float2bfloat16(((x >> 9) & 1023) / 1024.f - 0.5f); }
+    std::vector<int> bt((size_t)b * ppr);
+    for (int i = 0; i < b * ppr; ++i) bt[i] = i;
+    ProbeProblem p = {};
+    p.pb.design = MLA_DESIGN_FLASH_MLA;
+    p.pb.b = b; p.pb.s = s; p.pb.t = t; p.pb.h = h; p.pb.k = DA; p.pb.p = DB; p.pb.page_size = 64; p.pb.causal = 1;
+    p.pb.scale = 0.0721f;
+    bf16 *q, *cache, *out;
+    int *dbt;
+    cudaMalloc(&q, hq.size() * 2);
+    cudaMalloc(&cache, hc.size() * 2);
+    cudaMalloc(&out, (size_t)b * s * h * DA * 2);
+    cudaMalloc(&dbt, bt.size() * 4);
+    cudaMemcpy(q, hq.data(), hq.size() * 2, cudaMemcpyHostToDevice);
+    cudaMemcpy(cache, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice);
+    cudaMemcpy(dbt, bt.data(), bt.size() * 4, cudaMemcpyHostToDevice);
+    mla_flash_mla_tensors &xt = p.xt;
+    xt.q = q;
+    xt.q_strides[0] = (int64_t)s * h * DQK; xt.q_strides[1] = (int64_t)h * DQK; xt.q_strides[2] = DQK;
+    xt.cache = cache;
+    xt.num_pages = num_pages;
+    xt.block_table = dbt;
+    xt.max_pages = ppr;
+    xt.out = out;
+    xt.out_strides[0] = (int64_t)s * h * DA; xt.out_strides[1] = (int64_t)h * DA; xt.out_strides[2] = DA;
+    return p;
+}

@@ -34,5 +34,32 @@ int main(int argc, char **argv)
     const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);
     printf("v22 persistent b=%d s=%d h=%d t=%d grid=%u (items %d): %.1f us/launch, %.1f TFLOP/s\n", b, s, h, t,
            grid.x, items, us, flops / us * 1e-6);
-    return persist_probe_report((int)grid.x, "CTA 0");
+    if (persist_probe_report((int)grid.x, "CTA 0")) return 1;
+    // Drift: in round k, CTA x walks item x + k * grid (request (x + k * grid) / nrb). v19's waves
+    // start a round's CTAs together; here nothing re-aligns them. Per round: the spread of the
+    // segment tops over all CTAs, and over the CTAs of each request (median and max over requests).
+    static unsigned long long top[256][64];
+    cudaMemcpyFromSymbol(top, g_v8_top, sizeof top);
+    const int G = (int)grid.x, rounds = (items + G - 1) / G;
+    printf("drift, segment tops (us): round | spread over all CTAs | spread within a request: median, max\n");
+    for (int k = 0; k < rounds && k < 64; ++k) {
+        unsigned long long lo = ~0ull, hi = 0;
+        std::vector<double> per;
+        for (int r0 = (k * G) / nrb; r0 * nrb < (k + 1) * G && r0 < b; ++r0) {
+            unsigned long long rl = ~0ull, rh = 0;
+            for (int x = 0; x < G && x < 256; ++x) {
+                const int w = x + k * G;
+                if (w >= items || w / nrb != r0 || !top[x][k]) continue;
+                rl = std::min(rl, top[x][k]);
+                rh = std::max(rh, top[x][k]);
+            }
+            if (rh >= rl && rh) per.push_back((rh - rl) * 1e-3);
+        }
+        for (int x = 0; x < G && x < 256; ++x)
+            if (x + k * G < items && top[x][k]) { lo = std::min(lo, top[x][k]); hi = std::max(hi, top[x][k]); }
+        std::sort(per.begin(), per.end());
+        if (per.empty() || hi < lo) continue;
+        printf("  %2d | %7.2f | %7.2f %7.2f\n", k, (hi - lo) * 1e-3, per[per.size() / 2], per.back());
+    }
+    return 0;
 }

@@ -39,9 +39,16 @@ namespace seesaw {
 // count beside flash_mla_seesaw.cuh's per-CTA record, and the SM clock at six points of each of
 // CTA (0, 0)'s segments (consumer 0's thread 0): 0 the top, 1 the loop's exit, 2 after the
 // finish, 3 after the next S, 4 / 5 before / after the next Q's wait. Not in the library.
+// g_v8_top: the global timer (ns) at the top of every segment of CTAs x < 256 of grid row 0, for
+// the drift between CTAs that walk the same request's row blocks (scripts/probe/v22_trace.cu).
 #ifdef MLA_V3_TRACE
 __device__ int g_v8_pairs[1 << 16];
 __device__ long long g_v8_seg[64][6];
+__device__ unsigned long long g_v8_top[256][64];
+#define V8_TOP(k)                                                                                           \
+    do {                                                                                                    \
+        if (tid == 128 && blockIdx.y == 0 && blockIdx.x < 256 && (k) < 64) g_v8_top[blockIdx.x][k] = v3_gtime(); \
+    } while (0)
 #define V8_SEG(k, slot)                                                                             \
     do {                                                                                            \
         if (tid == 128 && blockIdx.x == 0 && blockIdx.y == 0 && (k) < 64) g_v8_seg[k][slot] = clock64(); \
@@ -51,6 +58,9 @@ __device__ long long g_v8_seg[64][6];
         if (tid == 128 && blockIdx.x + gridDim.x * blockIdx.y < (1u << 16)) g_v8_pairs[blockIdx.x + gridDim.x * blockIdx.y] = (n); \
     } while (0)
 #else
+#define V8_TOP(k) \
+    do {          \
+    } while (0)
 #define V8_SEG(k, slot) \
     do {                \
     } while (0)
@@ -255,6 +265,7 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
     int npairs = 0;
     for (;;) {
         V8_SEG(seg, 0);
+        V8_TOP(seg);
         npairs += (cur.np + 1) >> 1;
         const LatentPolicy<DA, DB> pol(&a, cur.r);
         Consumer c = make_consumer(pol, seg_rows(a, cur), tid);

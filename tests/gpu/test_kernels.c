@@ -89,6 +89,10 @@ static void build_full(void)
     /* 512 row blocks of one or two pages: flash_mla_v21's persistent CTAs walk 3-4 each, with a
        zero-length request (rows written without pages) in the walk */
     add(2, 128, 128, 128, 1, 1, 1, 1, 64);
+    /* 136 row blocks of up to 10 pages on 132 SMs: flash_mla_v24 cuts the last 4 by pages over
+       the CTAs (4-page ranges, each row block in 2-3 pieces merged after), uniform and varlen */
+    add(17, 4, 640, 128, 1, 0, 0, 1, 0);
+    add(17, 4, 640, 128, 1, 1, 1, 1, 0);
     add(1, 16, 16, 16, 0, 0, 0, 1, 8);
     add(1, 64, 64, 128, 1, 0, 0, 0, 64);
     /* h outside the library's set {16, 32, 64, 128}: reported as skipped (unsupported), never
@@ -123,8 +127,9 @@ static void build_small(void)
     add(3, 4, 200, 16, 1, 1, 1, 1, 100);
     add(2, 3, 100, 64, 1, 1, 0, 1, 50);
     add_trend(1, 2, 300, 16, 1, 1, 2, 1);
-    /* more row blocks than SMs (see build_full) */
+    /* more row blocks than SMs, and a cut last round (see build_full) */
     add(2, 128, 128, 128, 1, 1, 1, 1, 64);
+    add(17, 4, 640, 128, 1, 1, 1, 1, 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -436,6 +436,10 @@ constexpr int CMERGE_MAXS = 2;
 // h rows x 64 / h tokens when h divides 64, 64 heads of one token when 64 divides h.
 inline bool q_tma_ok(int h) { return h > 0 && (64 % h == 0 || h % 64 == 0); }
 
+// The persistent kernel's int argument is b | PTAIL_ON when it cuts the last round's row blocks
+// by pages over all CTAs (seesaw OPT_PTAIL, flash_mla_v24).
+constexpr int PTAIL_ON = 1 << 30;
+
 struct Version {
     const char *name;
     MainFn main;
@@ -462,6 +466,9 @@ struct Version {
     // the plan has one split: one CTA an SM walks the b * row blocks, its int argument is b.
     MainQFn mainp = nullptr;
     size_t smemp = 0;
+    // With `mainp` built with OPT_PTAIL: the merge of the cut tail row blocks (int: b, long long:
+    // the main grid's CTAs), launched after it where tail_cut says so.
+    CombineFn tailc = nullptr;
     bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
@@ -489,6 +496,22 @@ inline bool tile_ok(const mla_tiling *t)
     return t->block_m == BM && t->block_n == BN && t->warps == NTHREADS / 32 && t->stages == STAGES;
 }
 
+// The tail row blocks the persistent kernel cuts (0: none). Items b * row blocks run in rounds of
+// G CTAs; the last round's T < G row blocks (np pages each at most) then leave G - T SMs idle for
+// np pages, and cut over all G CTAs they cost ~T np / G pages each, plus a fp32 partial per piece,
+// the merge kernel (~2 us for T ~ 100) and its launch. In pages (~1.7 us each at h = 128 under
+// load): cut when np (G - T) / G >= 4 + T / 32. That cuts b=32,s=8..128 and b=128,t=8192,s=2,
+// not s = 2 or 4 (T = 128 of G = 132 at s = 2: ~2 pages saved).
+inline int tail_cut(const Version &v, const mla_problem *pb, int splits, int grid_x)
+{
+    // (grid_x < 256: a CTA's piece list holds 256 pieces, and T < grid_x pieces can meet its range)
+    if (!v.tailc || !v.persist(pb, splits) || grid_x <= 0 || grid_x >= 256) return 0;
+    const long long items = (long long)pb->b * ((pb->s * pb->h + BM - 1) / BM);
+    if (items <= grid_x) return 0;
+    const long long T = items % grid_x, np = (pb->t + BN - 1) / BN;
+    return T > 0 && 32 * np * (grid_x - T) >= (long long)grid_x * (128 + T) ? (int)T : 0;
+}
+
 inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
 {
     const int row_blocks = (pb->s * pb->h + BM - 1) / BM;
@@ -502,6 +525,10 @@ inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_proble
         const long long items = (long long)row_blocks * pb->b;
         const int sms = dev && dev->sm_count > 0 ? dev->sm_count : 132;
         r.grid = dim3((unsigned)(items < sms ? items : sms), 1, 1);
+        if (tail_cut(v, pb, r.splits, (int)r.grid.x)) {  // two compact BM-row slots a CTA
+            r.ws_o = (size_t)2 * r.grid.x * BM * DA * sizeof(float);
+            r.ws_lse = (size_t)2 * r.grid.x * BM * sizeof(float);
+        }
     }
     return r;
 }
@@ -542,6 +569,11 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
             set_cfg(cfg, (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemq);
         else
             set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem);
+        return 1;
+    }
+    const int tail = tail_cut(v, pb, r.splits, (int)r.grid.x);
+    if (stage == 1 && tail) {
+        set_cfg(cfg, (const void *)v.tailc, (unsigned)tail, BM / 8, 1, 256, 0);
         return 1;
     }
     if (stage == 1 && r.splits > 1 && !v.cmerge(pb, r.splits)) {
@@ -706,7 +738,8 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        v.mainp<<<r.grid, NTHREADS, v.smemp, st>>>(tmap, qmap, a, pb->b, sl2, to);
+        const int tail = tail_cut(v, pb, r.splits, (int)r.grid.x);
+        v.mainp<<<r.grid, NTHREADS, v.smemp, st>>>(tmap, qmap, a, pb->b | (tail ? PTAIL_ON : 0), sl2, to);
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;
     } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
@@ -720,6 +753,13 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         v.main<<<r.grid, NTHREADS, v.smem, st>>>(tmap, a, r.splits, sl2, to);
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;
+    }
+    const int tail = tail_cut(v, pb, r.splits, (int)r.grid.x);
+    if (tail && (args->stage_mask & 2u)) {
+        // The merge's CTAs start while the persistent grid runs and wait in griddepcontrol.wait.
+        cudaError_t ce = launch_pdl(v.tailc, dim3((unsigned)tail, BM / 8), 256, 0, st, a, pb->b, (long long)r.grid.x,
+                                    (const float *)to.ws_o, (const float *)to.ws_lse);
+        if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper tail merge launch");
     }
     if (r.splits > 1 && !v.cmerge(pb, r.splits) && (args->stage_mask & 2u)) {
         // The combine's CTAs are launched while the main grid's last wave runs and wait in

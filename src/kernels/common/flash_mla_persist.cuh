@@ -29,6 +29,21 @@
 // finish ~3600-4400 with OPT_ST16, next-S wait ~50) against v19's ~18000 (start-up ~11700, staged
 // finish ~6400); but this loop's pairs take ~5725 cycles against seesaw_cta's ~5590 for the same
 // options, which takes most of the gain back.
+//
+// OPT_PTAIL (flash_mla_v24), with OPT_PSTATIC: the full rounds as above, then the last round's
+// T < gridDim.x row blocks cut by pages over the CTAs. Their W pages, in item order, are split
+// into gt = min(gridDim.x, W / TAIL_MIN_PAGES) contiguous ranges, CTA c taking pages
+// [c W / gt, (c + 1) W / gt). A row block cut between CTAs writes fp32 partials (normalised O
+// and lse) into two compact slots a CTA (2c: the piece its range starts with, 2c + 1: the one it
+// ends with), and tail_combine, launched after it with PDL, merges them. Why: at b=32,h=128,s=16
+// the walk has 1024 row blocks on 132 SMs, 7.76 rounds, so the eighth round runs on 100 SMs while
+// 32 idle: ~3 % of the kernel; FlashMLA's planner runs 128 of 132 SMs there. The host turns the
+// cut on only where the pages it saves outweigh the merge (fmh::tail_cut in flash_mla_hopper.cuh)
+// and passes it as PTAIL_ON in the kernel's int argument. Measured (docs/kernels/flash_mla.md,
+// v24): no gain sustained (-0.8 .. +0.4 % with 4-68 cut row blocks, +1 .. +9 % with 100-116).
+// Not in the consumers: the rows of tail row blocks with no page (a branch on a loaded length at
+// the CTA's start cost the pair loops their uniform datapath, 7-8 % of every pair).
+
 #pragma once
 #include "flash_mla_seesaw.cuh"
 
@@ -151,14 +166,131 @@ __device__ __forceinline__ void store_empty(const LatentArgs &a, const TileOut &
     }
 }
 
+// OPT_PTAIL ------------------------------------------------------------------------------------
+constexpr int TAIL_MIN_PAGES = 4;  // the fewest pages a CTA's tail range holds (two pairs)
+
+// The pages row block `item` of the walk reads (its causal limit; 0 for a request too short).
+__device__ __forceinline__ int item_pages(const LatentArgs &a, int nrb, int item)
+{
+    const int r = item / nrb, m0 = (item - r * nrb) * BM;
+    const LatentPolicy<DA, DB> pol(&a, r);
+    return max(0, (pol.row_limit(min(m0 + BM, pol.rows) - 1) + BN - 1) / BN);
+}
+
+// Warp-wide (every lane calls it): the pages of tail items [0, T) (items nf..), and those before
+// tail item `upto`.
+__device__ __forceinline__ void tail_sums(const LatentArgs &a, int nrb, int nf, int T, int upto, int &w, int &pre)
+{
+    int sw = 0, sp = 0;
+    for (int j = threadIdx.x & 31; j < T; j += 32) {
+        const int n = item_pages(a, nrb, nf + j);
+        sw += n;
+        sp += j < upto ? n : 0;
+    }
+    w = __reduce_add_sync(0xffffffffu, sw);
+    pre = __reduce_add_sync(0xffffffffu, sp);
+}
+
+// Warp-wide: the tail item whose pages hold tail page p (T if none), and the pages before it.
+__device__ __forceinline__ int tail_find(const LatentArgs &a, int nrb, int nf, int T, int p, int &pre)
+{
+    const int lane = threadIdx.x & 31;
+    int base = 0;
+    for (int j0 = 0; j0 < T; j0 += 32) {
+        const int n = j0 + lane < T ? item_pages(a, nrb, nf + j0 + lane) : 0;
+        int inc = n;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const int y = __shfl_up_sync(0xffffffffu, inc, d);
+            inc += lane >= d ? y : 0;
+        }
+        const unsigned hit = __ballot_sync(0xffffffffu, base + inc > p);
+        if (hit) {
+            const int l = __ffs(hit) - 1;
+            pre = base + __shfl_sync(0xffffffffu, inc - n, l);
+            return j0 + l;
+        }
+        base += __shfl_sync(0xffffffffu, inc, 31);
+    }
+    pre = base;
+    return T;
+}
+
+// The CTAs that hold a tail range (0: no tail pages) and CTA c's range [lo, hi).
+__device__ __forceinline__ int tail_ctas(int w, int G) { return w > 0 ? min(G, max(1, w / TAIL_MIN_PAGES)) : 0; }
+__device__ __forceinline__ int tail_lo(int c, int w, int gt) { return (int)((long long)c * w / gt); }
+
+// This CTA's tail pieces, built once by warp 0 of the idle producer warpgroup into shared memory
+// (OFF_TAIL) while the consumers run the full rounds, and published by an mbarrier (tbar): the
+// same walk done at each segment's top by the consumers, with S live, made ptxas spill in the
+// pair loops. A piece is {tail item, first page, pages, slot} (slot >= 0: a cut row block's
+// partial, 2c for the piece CTA c's range starts with, 2c + 1 for the one it ends with); a CTA's
+// range meets at most T < gridDim.x items, so TAIL_MAXP (the host cuts only for grids below it)
+// always holds them.
+constexpr int TAIL_MAXP = 256;
+constexpr size_t OFF_TAIL = OFF_BAR + (STAGES * NBOX + 4) * sizeof(uint64_t);  // after PSMEM's + tbar
+constexpr size_t PSMEM_TAIL_BYTES = OFF_TAIL + (TAIL_MAXP + 1) * sizeof(int4) + 1024;
+static_assert(PSMEM_TAIL_BYTES <= SMEM_OPTIN_MAX, "flash_mla_v24 exceeds the 227 KB shared-memory opt-in");
+
+__device__ __forceinline__ void tail_build(const LatentArgs &a, int nrb, int items, int4 *list, uint64_t *tbar)
+{
+    const int G = (int)gridDim.x, nf = items - items % G, T = items - nf, c = (int)blockIdx.x;
+    int w, pre;
+    tail_sums(a, nrb, nf, T, 0, w, pre);
+    const int gt = tail_ctas(w, G);
+    int n = 0;
+    if (c < gt) {
+        const int lo = tail_lo(c, w, gt), hi = tail_lo(c + 1, w, gt);
+        for (int jt = tail_find(a, nrb, nf, T, lo, pre); jt < T && pre < hi && n < TAIL_MAXP; ++jt) {
+            const int np = item_pages(a, nrb, nf + jt);
+            if (np == 0) continue;  // its rows: tail_combine's
+            const int s0 = max(lo, pre), s1 = min(hi, pre + np);
+            if ((threadIdx.x & 31) == 0)
+                list[1 + n] = make_int4(jt, s0 - pre, s1 - s0, s1 - s0 < np ? 2 * c + (s0 == lo ? 0 : 1) : -1);
+            ++n;
+            pre += np;
+        }
+    }
+    if ((threadIdx.x & 31) == 0) {
+        list[0].x = n;
+        ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, tbar);
+    }
+}
+
 // The next segment after request r that has pages for this row block (part.r1 + 1: none),
 // writing the rows of the empty ones it passes.
 // OPT_PSTATIC: the walk's items instead of requests, part.r1 the last item, a stride of gridDim.x.
+// tail: OPT_PTAIL's cut is on (the kernel argument's PTAIL_ON bit); tl / tbar: the piece list
+// and its barrier (tail_build).
 template <int OPT>
 __device__ __forceinline__ int next_seg(const LatentArgs &a, const Plan &plan, const mla_sched_part &part,
-                                        const TileOut &to, int r, int w, int own, Seg &g)
+                                        const TileOut &to, int r, int w, int own, Seg &g, bool tail = false,
+                                        const int4 *tl = nullptr, uint64_t *tbar = nullptr)
 {
     const int step = (OPT & OPT_PSTATIC) ? (int)gridDim.x : 1;
+    if ((OPT & OPT_PTAIL) && tail) {  // full rounds up to nf, then the cut tail
+        const int items = part.r1 + 1, nf = items - items % step;
+        int k = r - nf + 1;  // the next piece of the list
+        if (r < nf) {
+            for (r += step; r < nf; r += step) {
+                g = seg_at<OPT>(a, plan, part, r);
+                if (g.np > 0) return r;
+                store_empty(a, to, g, w, own);
+            }
+            wait_parity(tbar, 0);  // the list is built (once: the barrier completes one phase)
+            k = 0;
+        }
+        // Values read from shared memory go through a shuffle from lane 0: visibly warp-uniform
+        // to ptxas, which must keep the pair loop's branches, barrier waits and wgmma operands on
+        // the uniform datapath (a branch it could not prove uniform cost v24's first build its
+        // pairs 7-8 %: the tail-empty rows written at the CTA's start, now in tail_combine).
+        if (k >= __shfl_sync(0xffffffffu, tl[0].x, 0)) return items;
+        const int4 pc = tl[1 + k];
+        g = seg_at<OPT>(a, plan, part, nf + __shfl_sync(0xffffffffu, pc.x, 0));
+        g.b0 = __shfl_sync(0xffffffffu, pc.y, 0);
+        g.np = __shfl_sync(0xffffffffu, pc.z, 0);  // (the slot, pc.w, stays in the list: read at the finish)
+        return nf + k;
+    }
     for (r += step; r <= part.r1; r += step) {
         g = seg_at<OPT>(a, plan, part, r);
         if (g.np > 0) return r;
@@ -209,24 +341,30 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
     uint64_t *fullA = full, *fullB = full + NBOX;
     uint64_t *sums = full + STAGES * NBOX;
     uint64_t *qbar = sums + 2;
+    uint64_t *tbar = qbar + 1;                                 // OPT_PTAIL: the piece list is built
+    int4 *tl = reinterpret_cast<int4 *>(smem + OFF_TAIL);      // OPT_PTAIL: the piece list
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES, *sQ = smem + OFF_Q;
     if (tid == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
         ptx::mbarrier_init(&sums[1], 128);
         ptx::mbarrier_init(qbar, 1);
+        if (OPT & OPT_PTAIL) ptx::mbarrier_init(tbar, 1);
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
     if (wg == 0) {  // no producer role: its registers go to the consumers
         setmaxnreg_dec<40>();
+        if ((OPT & OPT_PTAIL) && (nb & PTAIL_ON) && tid < 32)
+            tail_build(a, (a.s * a.h + BM - 1) / BM, (nb & ~PTAIL_ON) * ((a.s * a.h + BM - 1) / BM), tl, tbar);
         return;
     }
     setmaxnreg_inc<232>();
     mla_sched_part part;
     if (OPT & OPT_PSTATIC) {  // items blockIdx.x, + gridDim.x, ... of the b * nrb row blocks
+        const int nrb = (a.s * a.h + BM - 1) / BM;
         part.r0 = blockIdx.x;
-        part.r1 = nb * ((a.s * a.h + BM - 1) / BM) - 1;
+        part.r1 = ((OPT & OPT_PTAIL) ? nb & ~PTAIL_ON : nb) * nrb - 1;
         part.blk0 = part.blk1 = part.split0 = 0;
     } else {
         pdl_wait();  // the plan is written by the planner launched just before
@@ -240,7 +378,7 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
 
     V3_CTA(1);
     Seg cur;
-    int ci = next_seg<OPT>(a, plan, part, to, part.r0 - step, cw, own, cur);  // the walk's cursor
+    int ci = next_seg<OPT>(a, plan, part, to, part.r0 - step, cw, own, cur, (nb & PTAIL_ON) != 0, tl, tbar);  // the walk's cursor
     if (ci > part.r1) return;
     if (tid == 128) {  // the first segment starts cold
         const int *bt = seg_bt(a, cur);
@@ -271,8 +409,9 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
         Consumer c = make_consumer(pol, seg_rows(a, cur), tid);
         c.w = cw;
         Seg nxt = cur;
-        const int ni = next_seg<OPT>(a, plan, part, to, ci, cw, own, nxt);
+        const int ni = next_seg<OPT>(a, plan, part, to, ci, cw, own, nxt, (nb & PTAIL_ON) != 0, tl, tbar);
         const bool has_next = ni <= part.r1;
+
         TileOut tseg = to;
         tseg.partial = cur.slot >= 0;
         const int np = cur.np;
@@ -387,7 +526,22 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
             }
         }
         V8_SEG(seg, 1);
-        finish_pair<OPT>(pol, tseg, 1, 0, seg_rows(a, cur), c, red, sums, seg & 1, cur.slot, o);
+        long long fslot = cur.slot;
+        if (OPT & OPT_PTAIL) {
+            // A cut tail row block: rows m0.. of its partial go to compact slot ts (BM rows), not
+            // to row slot * rows + m as a plan's slots do, so store_rows sees slot 0 and a
+            // workspace moved back by m0 rows. The slot is read from the piece list here, not
+            // carried in Seg: two more live values across the pair loop made ptxas spill.
+            const int items = part.r1 + 1, nf = items - items % step;
+            const int ts = __shfl_sync(0xffffffffu, (nb & PTAIL_ON) && ci >= nf ? tl[1 + ci - nf].w : -1, 0);
+            if (ts >= 0) {
+                tseg.partial = 1;
+                tseg.ws_o = to.ws_o + ((long long)ts * BM - cur.m0) * DA;
+                tseg.ws_lse = to.ws_lse + ((long long)ts * BM - cur.m0);
+                fslot = 0;
+            }
+        }
+        finish_pair<OPT>(pol, tseg, 1, 0, seg_rows(a, cur), c, red, sums, seg & 1, fslot, o);
         V8_SEG(seg, 2);
         wgmma_wait<0>();
         reg_fence(s);
@@ -401,6 +555,73 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
     V8_SEG(seg, 0);
     V8_PAIRS(npairs);
     V3_CTA(2);
+}
+
+// OPT_PTAIL's merge of the cut tail row blocks, launched after persist_cta with PDL: CTA (jt, y)
+// of a (T, BM / 8) grid of 256 threads, warp w merging row y * 8 + w of tail item jt. The pieces'
+// slots follow from the ranges persist_cta walked: a cut item's pages lie in the ranges of CTAs
+// cf..cl, and CTA c's piece is in slot 2c (its range starts with it), except cf's when the item
+// starts inside cf's range (the piece cf's range ends with: 2cf + 1).
+__device__ __forceinline__ void tail_combine(const LatentArgs &a, int b, int G, const float *ws_o, const float *ws_lse)
+{
+    const int nrb = (a.s * a.h + BM - 1) / BM, items = b * nrb, nf = items - items % G, T = items - nf;
+    const int jt = (int)blockIdx.x;
+    if (jt >= T) return;
+    int w, pre;
+    tail_sums(a, nrb, nf, T, jt, w, pre);  // (reads the lengths only: before the PDL wait)
+    const int n = item_pages(a, nrb, nf + jt), gt = tail_ctas(w, G);
+    const int item = nf + jt, r = item / nrb, rr = (int)blockIdx.y * 8 + (int)(threadIdx.x >> 5);
+    const int m = (item - r * nrb) * BM + rr;
+    const LatentPolicy<DA, DB> pol(&a, r);
+    const int lane = threadIdx.x & 31;
+    if (m >= pol.rows) return;
+    if (n == 0) {
+        // No page (a request shorter than the row block's causal start, or empty): no range
+        // holds it, so its rows are written here (O = 0, lse = -inf). Not in persist_cta: a
+        // branch on a loaded length at its start cost the pair loops their uniform datapath.
+        bf16 *out = pol.out_row(m);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) *reinterpret_cast<uint2 *>(out + 4 * (lane + 32 * k)) = make_uint2(0u, 0u);
+        float *lp = pol.lse_at(m);
+        if (lp && lane == 0) *lp = -CUDART_INF_F;
+        return;
+    }
+    const int cf = (int)(((long long)(pre + 1) * gt - 1) / w);
+    const int cl = min(gt - 1, (int)(((long long)(pre + n) * gt - 1) / w));
+    if (cf >= cl) return;  // whole in one range: written by persist_cta
+    pdl_wait();  // launched early: the partials are complete only after this
+    const int first = 2 * cf + (tail_lo(cf, w, gt) < pre ? 1 : 0);
+    float mx = -CUDART_INF_F;
+    for (int c = cf; c <= cl; ++c) mx = fmaxf(mx, ws_lse[(long long)(c == cf ? first : 2 * c) * BM + rr]);
+    float acc[16];
+#pragma unroll
+    for (int k = 0; k < 16; ++k) acc[k] = 0.f;
+    float l = 0.f;
+    if (mx != -CUDART_INF_F) {
+        for (int c = cf; c <= cl; ++c) {
+            const long long row = (long long)(c == cf ? first : 2 * c) * BM + rr;
+            const float wt = __expf(ws_lse[row] - mx);  // (-inf: a piece with no visible token, 0)
+            l += wt;
+            const float4 *src = reinterpret_cast<const float4 *>(ws_o + row * DA);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const float4 v = src[lane + 32 * k];
+                acc[4 * k] += wt * v.x;
+                acc[4 * k + 1] += wt * v.y;
+                acc[4 * k + 2] += wt * v.z;
+                acc[4 * k + 3] += wt * v.w;
+            }
+        }
+    }
+    const float inv = l > 0.f ? 1.f / l : 0.f;
+    bf16 *out = pol.out_row(m);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+        *reinterpret_cast<uint2 *>(out + 4 * (lane + 32 * k)) =
+            make_uint2(pack_bf16x2(acc[4 * k] * inv, acc[4 * k + 1] * inv),
+                       pack_bf16x2(acc[4 * k + 2] * inv, acc[4 * k + 3] * inv));
+    float *lp = pol.lse_at(m);
+    if (lp && lane == 0) *lp = l > 0.f ? mx + logf(l) : -CUDART_INF_F;
 }
 
 }  // namespace seesaw

@@ -115,6 +115,7 @@ enum : int {
     OPT_P_STSM = 536870912,
     OPT_LATE_PSTORE = 268435456,  // with OPT_SPEC_B: consumer 1 stores P_B after issuing PV(A,R)
     OPT_PSTATIC = 512,            // persist_cta: a static walk of the row blocks (flash_mla_v21)
+    OPT_PTAIL = 256,              // persist_cta with OPT_PSTATIC: the last round cut by pages (flash_mla_v24)
     OPT_ST16 = 1073741824         // bf16 rows stored from registers in 16-byte pieces (flash_mla_v21)
 };
 // The masks of the versions that use them (v3 and v4: none).

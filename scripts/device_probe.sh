@@ -10,7 +10,8 @@
 # nvidia-smi sampling (100 ms): power, SM clock, temperature and the clock-event reasons under a
 # steady load (read only: nothing is set). MLA_PROBE_V8="b s h t parts; ..." also builds and runs
 # the persistent kernel's probe (scripts/probe/v8_trace.cu) on those shapes; MLA_PROBE_V22="b s h t; ..."
-# the same for flash_mla_v22's persistent one-split kernel (scripts/probe/v22_trace.cu).
+# the same for flash_mla_v22's persistent one-split kernel (scripts/probe/v22_trace.cu), MLA_PROBE_V24 for
+# flash_mla_v24's (the same file built with -DPROBE_V24).
 # MLA_PROBE_SHAPES="b s h t; ..." replaces the timeline shapes (default "32 16 128 4096; 32 1 128
 # 4096; 128 1 16 8192"); MLA_PROBE_CMERGE_ONLY=1 builds only the split-merge kernels (opts 50431
 # and its variants: a quick build) and skips the TMA probe. Writes everything to $OUT/probe.txt.
@@ -41,6 +42,9 @@ V8=${MLA_PROBE_V8:-}
 V22=${MLA_PROBE_V22:-}
 [ -n "$V22" ] && { "${NV[@]}" scripts/probe/v22_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v22_probe \
   >>"$OUT/probe_build.log" 2>&1 || { echo "v22 probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
+V24=${MLA_PROBE_V24:-}
+[ -n "$V24" ] && { "${NV[@]}" -DPROBE_V24 scripts/probe/v22_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v24_probe \
+  >>"$OUT/probe_build.log" 2>&1 || { echo "v24 probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
 [ -n "$SUSTAIN" ] && { nvcc -O3 -gencode=arch=compute_90a,code=sm_90a scripts/probe/gemm_sustain.cu -lcublas \
   -o /tmp/gemm_sustain >>"$OUT/probe_build.log" 2>&1 || echo "gemm_sustain build failed (see probe_build.log)"; }
 
@@ -79,6 +83,10 @@ sampled() {
   if [ -n "$V22" ] && [ -x /tmp/v22_probe ]; then
     IFS=';' read -ra V22S <<<"$V22"
     for shape in "${V22S[@]}"; do timeout 60 /tmp/v22_probe $shape; done
+  fi
+  if [ -n "$V24" ] && [ -x /tmp/v24_probe ]; then
+    IFS=';' read -ra V24S <<<"$V24"
+    for shape in "${V24S[@]}"; do timeout 60 /tmp/v24_probe $shape; done
   fi
   IFS=';' read -ra SHAPES <<<"${MLA_PROBE_SHAPES:-32 16 128 4096; 32 1 128 4096; 128 1 16 8192}"
   for shape in "${SHAPES[@]}"; do

@@ -4,8 +4,21 @@
 // scripts/probe/v8_trace.cu prints for v8: per-CTA time, SM clock, SM cycles per pair with the
 // transitions, and CTA 0's cycles per segment (pairs, next-Q wait, finish, next-S wait).
 // Usage: v22_probe b s h t [reps]. Built and run by scripts/device_probe.sh (MLA_PROBE_V22).
+// Built with -DPROBE_V24 it probes flash_mla_v24's persistent kernel instead (the last round cut
+// by pages where fmh::tail_cut says so; the partials go to a workspace and are not merged: only
+// the persistent kernel is timed).
 #define MLA_V3_TRACE 1
+#ifdef PROBE_V24
+#include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v24/flash_mla_v24.cu"
+#define PROBE_KERN flash_mla_v24_persist
+#define PROBE_NAME "v24"
+#define PROBE_SMEM PSMEM_TAIL_BYTES
+#else
 #include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v22/flash_mla_v22.cu"
+#define PROBE_KERN flash_mla_v22_persist
+#define PROBE_NAME "v22"
+#define PROBE_SMEM PSMEM_BYTES
+#endif
 #include "persist_probe.cuh"
 #include <cstdlib>
 
@@ -14,7 +27,7 @@ int main(int argc, char **argv)
     const int b = argc > 1 ? atoi(argv[1]) : 32, s = argc > 2 ? atoi(argv[2]) : 16;
     const int h = argc > 3 ? atoi(argv[3]) : 128, t = argc > 4 ? atoi(argv[4]) : 4096;
     const int reps = argc > 5 ? atoi(argv[5]) : 10;
-    auto kern = flash_mla_v22_persist;
+    auto kern = PROBE_KERN;
     ProbeProblem p = probe_problem(b, s, h, t);
     const int nrb = (s * h + 63) / 64, items = b * nrb;
     CUtensorMap tmap, qmap;
@@ -26,13 +39,23 @@ int main(int argc, char **argv)
     }
     TileOut to = {};
     to.partial = false;
+    int nb = b;
+#ifdef PROBE_V24
+    const int cut = fmh::tail_cut(kVersion, &p.pb, 1, items < 132 ? items : 132);
+    if (cut) {
+        nb |= fmh::PTAIL_ON;
+        cudaMalloc(&to.ws_o, (size_t)2 * 132 * BM * DA * sizeof(float));
+        cudaMalloc(&to.ws_lse, (size_t)2 * 132 * BM * sizeof(float));
+    }
+    printf("v24: last round %s (%d row blocks)\n", cut ? "cut" : "not cut", cut);
+#endif
     const float sl2 = p.pb.scale * 1.4426950408889634f;
-    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)PSMEM_BYTES);
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)PROBE_SMEM);
     const dim3 grid(items < 132 ? items : 132, 1, 1);
-    const double us = persist_probe_time([&]() { kern<<<grid, NTHREADS, PSMEM_BYTES>>>(tmap, qmap, a, b, sl2, to); }, reps);
+    const double us = persist_probe_time([&]() { kern<<<grid, NTHREADS, PROBE_SMEM>>>(tmap, qmap, a, nb, sl2, to); }, reps);
     if (us < 0) return 1;
     const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);
-    printf("v22 persistent b=%d s=%d h=%d t=%d grid=%u (items %d): %.1f us/launch, %.1f TFLOP/s\n", b, s, h, t,
+    printf(PROBE_NAME " persistent b=%d s=%d h=%d t=%d grid=%u (items %d): %.1f us/launch, %.1f TFLOP/s\n", b, s, h, t,
            grid.x, items, us, flops / us * 1e-6);
     if (persist_probe_report((int)grid.x, "CTA 0")) return 1;
     // Drift: in round k, CTA x walks item x + k * grid (request (x + k * grid) / nrb). v19's waves

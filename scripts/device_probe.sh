@@ -11,7 +11,8 @@
 # steady load (read only: nothing is set). MLA_PROBE_V8="b s h t parts; ..." also builds and runs
 # the persistent kernel's probe (scripts/probe/v8_trace.cu) on those shapes; MLA_PROBE_V22="b s h t; ..."
 # the same for flash_mla_v22's persistent one-split kernel (scripts/probe/v22_trace.cu), MLA_PROBE_V24 for
-# flash_mla_v24's (the same file built with -DPROBE_V24).
+# flash_mla_v24's (the same file built with -DPROBE_V24). A shape "b s h t reps seconds" there also
+# runs the kernel for that many seconds under nvidia-smi sampling (power per version, sustained).
 # MLA_PROBE_SHAPES="b s h t; ..." replaces the timeline shapes (default "32 16 128 4096; 32 1 128
 # 4096; 128 1 16 8192"); MLA_PROBE_CMERGE_ONLY=1 builds only the split-merge kernels (opts 50431
 # and its variants: a quick build) and skips the TMA probe. Writes everything to $OUT/probe.txt.
@@ -71,6 +72,13 @@ sampled() {
         L, n, med(pw, lo, n), med(sm, lo, n), med(mem, lo, n), tmax, r }' "$f"
 }
 
+# persist_run v22|v24 b s h t [reps [seconds]]: a persistent kernel's probe; with seconds, also its
+# sustained run under nvidia-smi sampling (power, clocks) and the kernel's own clock.
+persist_run() {
+  local v=$1; shift
+  if [ $# -ge 6 ]; then sampled "${v}_s$2" timeout 120 /tmp/${v}_probe "$@"; else timeout 60 /tmp/${v}_probe "$@"; fi
+}
+
 {
   [ "${MLA_PROBE_TMA:-1}" = 1 ] && timeout 120 /tmp/tma_bw
   # shellcheck disable=SC2086
@@ -82,11 +90,11 @@ sampled() {
   fi
   if [ -n "$V22" ] && [ -x /tmp/v22_probe ]; then
     IFS=';' read -ra V22S <<<"$V22"
-    for shape in "${V22S[@]}"; do timeout 60 /tmp/v22_probe $shape; done
+    for shape in "${V22S[@]}"; do persist_run v22 $shape; done
   fi
   if [ -n "$V24" ] && [ -x /tmp/v24_probe ]; then
     IFS=';' read -ra V24S <<<"$V24"
-    for shape in "${V24S[@]}"; do timeout 60 /tmp/v24_probe $shape; done
+    for shape in "${V24S[@]}"; do persist_run v24 $shape; done
   fi
   IFS=';' read -ra SHAPES <<<"${MLA_PROBE_SHAPES:-32 16 128 4096; 32 1 128 4096; 128 1 16 8192}"
   for shape in "${SHAPES[@]}"; do

@@ -3,6 +3,7 @@
 // causal, scale 0.0721, fixed pseudo-random bf16 inputs, packed strides. Include after the kernel's
 // .cu (it uses its DQK, DA, DB and bf16).
 #pragma once
+#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -44,4 +45,32 @@ inline ProbeProblem probe_problem(int b, int s, int h, int t)
     xt.out = out;
     xt.out_strides[0] = (int64_t)s * h * DA; xt.out_strides[1] = (int64_t)h * DA; xt.out_strides[2] = DA;
     return p;
+}
+
+// Runs run() back to back for `secs` seconds (20 launches between host syncs) and prints the
+// launches' mean time, then the last launch's effective SM clock: clock64 cycles over globaltimer
+// ns, summed over its `nctas` CTAs' records (g_v3_cta, compiled in by MLA_V3_TRACE). That is the
+// clock the kernel ran at under the power cap, whatever nvidia-smi samples.
+template <typename Run>
+inline void probe_sustain(Run run, double secs, int nctas, const char *label)
+{
+    const auto w0 = std::chrono::steady_clock::now();
+    long n = 0;
+    double el = 0;
+    do {
+        for (int k = 0; k < 20; ++k) run();
+        cudaDeviceSynchronize();
+        n += 20;
+        el = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    } while (el < secs);
+    printf("%s sustained %.1f s: %ld launches, %.1f us/launch\n", label, el, n, el * 1e6 / n);
+    std::vector<unsigned long long> ct((size_t)nctas * 5);
+    cudaMemcpyFromSymbol(ct.data(), g_v3_cta, ct.size() * 8);
+    double cyc = 0, dt = 0;
+    for (int i = 0; i < nctas; ++i) {
+        cyc += (double)(ct[5 * (size_t)i + 4] - ct[5 * (size_t)i + 3]);
+        dt += (double)(ct[5 * (size_t)i + 2] - ct[5 * (size_t)i + 1]);
+    }
+    printf("%s sustained, last launch: SM clock over the CTAs %.3f GHz, mean CTA %.1f us\n", label,
+           dt > 0 ? cyc / dt : 0.0, dt / nctas * 1e-3);
 }

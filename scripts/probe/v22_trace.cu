@@ -3,7 +3,7 @@
 // shape (uniform lengths, direct launches, grid min(SMs, b * row blocks)) and prints what
 // scripts/probe/v8_trace.cu prints for v8: per-CTA time, SM clock, SM cycles per pair with the
 // transitions, and CTA 0's cycles per segment (pairs, next-Q wait, finish, next-S wait).
-// Usage: v22_probe b s h t [reps]. Built and run by scripts/device_probe.sh (MLA_PROBE_V22).
+// Usage: v22_probe b s h t [reps [seconds]] (seconds > 0: also a sustained run and its clock). Built and run by scripts/device_probe.sh (MLA_PROBE_V22).
 // Built with -DPROBE_V24 it probes flash_mla_v24's persistent kernel instead (the last round cut
 // by pages where fmh::tail_cut says so; the partials go to a workspace and are not merged: only
 // the persistent kernel is timed).
@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     const int b = argc > 1 ? atoi(argv[1]) : 32, s = argc > 2 ? atoi(argv[2]) : 16;
     const int h = argc > 3 ? atoi(argv[3]) : 128, t = argc > 4 ? atoi(argv[4]) : 4096;
     const int reps = argc > 5 ? atoi(argv[5]) : 10;
+    const double sustain_s = argc > 6 ? atof(argv[6]) : 0.0;  // > 0: also run that long, then the clock
     auto kern = PROBE_KERN;
     ProbeProblem p = probe_problem(b, s, h, t);
     const int nrb = (s * h + 63) / 64, items = b * nrb;
@@ -52,7 +53,8 @@ int main(int argc, char **argv)
     const float sl2 = p.pb.scale * 1.4426950408889634f;
     cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)PROBE_SMEM);
     const dim3 grid(items < 132 ? items : 132, 1, 1);
-    const double us = persist_probe_time([&]() { kern<<<grid, NTHREADS, PROBE_SMEM>>>(tmap, qmap, a, nb, sl2, to); }, reps);
+    auto run = [&]() { kern<<<grid, NTHREADS, PROBE_SMEM>>>(tmap, qmap, a, nb, sl2, to); };
+    const double us = persist_probe_time(run, reps);
     if (us < 0) return 1;
     const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);
     printf(PROBE_NAME " persistent b=%d s=%d h=%d t=%d grid=%u (items %d): %.1f us/launch, %.1f TFLOP/s\n", b, s, h, t,
@@ -84,5 +86,6 @@ int main(int argc, char **argv)
         if (per.empty() || hi < lo) continue;
         printf("  %2d | %7.2f | %7.2f %7.2f\n", k, (hi - lo) * 1e-3, per[per.size() / 2], per.back());
     }
+    if (sustain_s > 0) probe_sustain(run, sustain_s, (int)grid.x, PROBE_NAME " persistent");
     return 0;
 }

@@ -281,29 +281,9 @@ int main(int argc, char **argv)
         prev = t0;
     }
     if (sustain_s > 0) {
-        const auto w0 = std::chrono::steady_clock::now();
-        long n = 0;
-        double el = 0;
-        do {
-            for (int k = 0; k < 20; ++k) run();
-            cudaDeviceSynchronize();
-            n += 20;
-            el = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-        } while (el < sustain_s);
-        printf("opt=%d sustained %.1f s: %ld launches, %.1f us/launch\n", opt, el, n, el * 1e6 / n);
-        {  // the last launch's effective SM clock (clock64 cycles / globaltimer ns over its CTAs): what
-           // the kernel ran at under the cap, whatever nvidia-smi's sampled clock says
-            const int nc = grid.x * grid.y * grid.z;
-            std::vector<unsigned long long> ct((size_t)nc * 5);
-            cudaMemcpyFromSymbol(ct.data(), g_v3_cta, ct.size() * 8);
-            double cyc = 0, dt = 0;
-            for (int i = 0; i < nc; ++i) {
-                cyc += (double)(ct[5 * (size_t)i + 4] - ct[5 * (size_t)i + 3]);
-                dt += (double)(ct[5 * (size_t)i + 2] - ct[5 * (size_t)i + 1]);
-            }
-            printf("opt=%d sustained, last launch: SM clock over the CTAs %.3f GHz, mean CTA %.1f us\n", opt,
-                   dt > 0 ? cyc / dt : 0.0, dt / nc * 1e-3);
-        }
+        char label[32];
+        snprintf(label, sizeof label, "opt=%d", opt);
+        probe_sustain(run, sustain_s, (int)(grid.x * grid.y * grid.z), label);
     }
     return 0;
 }

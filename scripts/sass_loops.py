@@ -8,22 +8,54 @@ mbarrier waits and wgmma issues in divergence regions (BSSY 5 -> 20 a loop, R2UR
 re-read inside, WARPSYNC.ALL; docs/kernels/flash_mla.md, sixteenth session). Compare a new kernel's
 loops with its parent's before spending device time on it.
 
-Usage: scripts/sass_loops.py SASS_TEXT [NAME_PART]
-  SASS_TEXT: `cuobjdump -sass OBJ` saved to a file; NAME_PART picks the first function whose name
-  contains it (default: every function). A loop is the range from a backward branch's target to
-  the branch (branches from the mbarrier retry stubs after the last EXIT are skipped); only loops
-  with at least 16 HGMMA are printed, smallest first.
+Usage: scripts/sass_loops.py FILE [NAME_PART]
+       scripts/sass_loops.py --check FILE...
+  FILE: `cuobjdump -sass OBJ` saved to a file, or a CUDA object / cubin (ELF: cuobjdump is run on
+  it: $CUOBJDUMP, PATH, /usr/local/cuda/bin, or the nvidia-cuda-cuobjdump pip package's). NAME_PART
+  picks the first function whose name contains it (default: every function). A loop is the range
+  from a backward branch's target to the branch (branches from the mbarrier retry stubs after the
+  last EXIT are skipped); only loops with at least 16 HGMMA are printed, smallest first.
+  --check: for every function of every FILE, each innermost such loop must be free of WARPSYNC and
+  hold at most MAX_BSSY divergence regions (v24's slow build: 20 and 16 with 3 WARPSYNC; every
+  kernel's pair loops at the time of writing: 2-5). Exit 1 on a violation, 77 (skipped) when
+  cuobjdump is needed and not found. Run by ctest as test_sass_lint on the hopper kernel objects.
 """
 import collections
+import glob
+import os
 import re
+import shutil
+import subprocess
 import sys
+
+MAX_BSSY = 8
 
 WATCH = ("HGMMA", "BSSY", "R2UR", "S2R", "WARPSYNC", "BAR", "LDL", "STL")
 
 
+def find_cuobjdump():
+    cands = [os.environ.get("CUOBJDUMP", ""), shutil.which("cuobjdump") or "", "/usr/local/cuda/bin/cuobjdump"]
+    for sp in sys.path:  # the nvidia-cuda-cuobjdump wheel: nvidia/<cuXX or cuda_cuobjdump>/bin/cuobjdump
+        cands += sorted(glob.glob(os.path.join(sp, "nvidia", "*", "bin", "cuobjdump")), reverse=True)
+    return next((c for c in cands if c and os.access(c, os.X_OK)), None)
+
+
+def sass_lines(path):
+    with open(path, "rb") as f:
+        elf = f.read(4) == b"\x7fELF"
+    if not elf:
+        return open(path, errors="replace").read().splitlines()
+    tool = find_cuobjdump()
+    if not tool:
+        print("skipped: cuobjdump not found (set CUOBJDUMP, or pip install nvidia-cuda-cuobjdump)")
+        sys.exit(77)
+    out = subprocess.run([tool, "-sass", path], capture_output=True, text=True, errors="replace")
+    return out.stdout.splitlines()
+
+
 def functions(path):
     name, body = None, []
-    for line in open(path, errors="replace"):
+    for line in sass_lines(path):
         m = re.search(r"Function : (\S+)", line)
         if m:
             if name:
@@ -55,10 +87,34 @@ def loops(body):
     return sorted(found)
 
 
+def innermost(found):
+    return [f for f in found if not any(g is not f and f[1] <= g[1] and g[2] <= f[2] for g in found)]
+
+
+def check(paths):
+    bad, nloops, nfun = 0, 0, 0
+    for path in paths:
+        for name, body in functions(path):
+            nfun += 1
+            for _, lo, hi, ops in innermost(loops(body)):
+                nloops += 1
+                if ops["WARPSYNC"] or ops["BSSY"] > MAX_BSSY:
+                    bad += 1
+                    print(f"FAIL {os.path.basename(path)} {name} loop {lo:#x}-{hi:#x}: HGMMA={ops['HGMMA']} "
+                          f"BSSY={ops['BSSY']} (max {MAX_BSSY}) WARPSYNC={ops['WARPSYNC']} R2UR={ops['R2UR']} "
+                          f"S2R={ops['S2R']}: ptxas could not keep this wgmma loop convergent")
+    print(f"{len(paths)} files, {nfun} functions, {nloops} innermost wgmma loops, {bad} failing")
+    if nloops == 0:
+        print("no wgmma loop found: nothing checked")
+    return 1 if bad else 0
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
+    if sys.argv[1] == "--check":
+        return check(sys.argv[2:])
     part = sys.argv[2] if len(sys.argv) > 2 else ""
     for name, body in functions(sys.argv[1]):
         if part not in name:

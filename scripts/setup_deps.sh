@@ -18,3 +18,11 @@ if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup_deps: nvcc not found (install the CUDA toolkit, or put it on PATH)" >&2
   exit 1
 fi
+# cuobjdump for the SASS lint (tests: test_sass_lint) is not in every CUDA toolkit install; the
+# nvidia-cuda-cuobjdump wheel carries it. Best effort: without it that test reports skipped.
+if ! command -v cuobjdump >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/cuobjdump ] && command -v python3 >/dev/null 2>&1; then
+  if ! python3 -c "import glob, os, sys; sys.exit(0 if any(glob.glob(os.path.join(p, 'nvidia', '*', 'bin', 'cuobjdump')) for p in sys.path) else 1)" 2>/dev/null; then
+    echo "setup_deps: installing nvidia-cuda-cuobjdump (pip) for the SASS lint"
+    python3 -m pip install -q nvidia-cuda-cuobjdump >/dev/null 2>&1 || echo "setup_deps: pip install nvidia-cuda-cuobjdump failed; test_sass_lint will be skipped" >&2
+  fi
+fi

@@ -113,8 +113,8 @@ def main():
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
-    if sys.argv[1] == "--check":
-        return check(sys.argv[2:])
+    if sys.argv[1] == "--check":  # (a CMake list passed as one argument is split here too)
+        return check([f for a in sys.argv[2:] for f in a.split(";") if f])
     part = sys.argv[2] if len(sys.argv) > 2 else ""
     for name, body in functions(sys.argv[1]):
         if part not in name:

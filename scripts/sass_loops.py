@@ -10,6 +10,7 @@ loops with its parent's before spending device time on it.
 
 Usage: scripts/sass_loops.py FILE [NAME_PART]
        scripts/sass_loops.py --check FILE...
+       scripts/sass_loops.py --which          (the cuobjdump it would run; exit 1: none)
   FILE: `cuobjdump -sass OBJ` saved to a file, or a CUDA object / cubin (ELF: cuobjdump is run on
   it: $CUOBJDUMP, PATH, /usr/local/cuda/bin, or the nvidia-cuda-cuobjdump pip package's). NAME_PART
   picks the first function whose name contains it (default: every function). A loop is the range
@@ -113,6 +114,10 @@ def main():
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
+    if sys.argv[1] == "--which":  # (scripts/setup_deps.sh: is there a cuobjdump to run?)
+        tool = find_cuobjdump()
+        print(tool or "cuobjdump not found")
+        return 0 if tool else 1
     if sys.argv[1] == "--check":  # (a CMake list passed as one argument is split here too)
         return check([f for a in sys.argv[2:] for f in a.split(";") if f])
     part = sys.argv[2] if len(sys.argv) > 2 else ""

@@ -20,9 +20,7 @@ if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 # cuobjdump for the SASS lint (tests: test_sass_lint) is not in every CUDA toolkit install; the
 # nvidia-cuda-cuobjdump wheel carries it. Best effort: without it that test reports skipped.
-if ! command -v cuobjdump >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/cuobjdump ] && command -v python3 >/dev/null 2>&1; then
-  if ! python3 -c "import glob, os, sys; sys.exit(0 if any(glob.glob(os.path.join(p, 'nvidia', '*', 'bin', 'cuobjdump')) for p in sys.path) else 1)" 2>/dev/null; then
-    echo "setup_deps: installing nvidia-cuda-cuobjdump (pip) for the SASS lint"
-    python3 -m pip install -q nvidia-cuda-cuobjdump >/dev/null 2>&1 || echo "setup_deps: pip install nvidia-cuda-cuobjdump failed; test_sass_lint will be skipped" >&2
-  fi
+if command -v python3 >/dev/null 2>&1 && ! python3 "$(dirname "$0")/sass_loops.py" --which >/dev/null 2>&1; then
+  echo "setup_deps: installing nvidia-cuda-cuobjdump (pip) for the SASS lint"
+  python3 -m pip install -q nvidia-cuda-cuobjdump >/dev/null 2>&1 || echo "setup_deps: pip install nvidia-cuda-cuobjdump failed; test_sass_lint will be skipped" >&2
 fi

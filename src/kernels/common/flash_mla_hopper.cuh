@@ -500,8 +500,9 @@ inline bool tile_ok(const mla_tiling *t)
 // G CTAs; the last round's T < G row blocks (np pages each at most) then leave G - T SMs idle for
 // np pages, and cut over all G CTAs they cost ~T np / G pages each, plus a fp32 partial per piece,
 // the merge kernel (~2 us for T ~ 100) and its launch. In pages (~1.7 us each at h = 128 under
-// load): cut when np (G - T) / G >= 4 + T / 32. That cuts b=32,s=8..128 and b=128,t=8192,s=2,
-// not s = 2 or 4 (T = 128 of G = 132 at s = 2: ~2 pages saved).
+// load): cut when np (G - T) / G >= 4 + T / 32. That cuts b=32,s=8..128, b=64,s=16 and both
+// b=128,s=2 rows, not s = 2 or 4 (T = 128 of G = 132 at s = 2: ~2 pages saved). Measured on the
+// H200 (flash_mla_v24): no gain under the power cap, and a loss of 1-9 % where T >= 100.
 inline int tail_cut(const Version &v, const mla_problem *pb, int splits, int grid_x)
 {
     // (grid_x < 256: a CTA's piece list holds 256 pieces, and T < grid_x pieces can meet its range)
@@ -709,6 +710,7 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
     const mla_flash_mla_tensors *x = (const mla_flash_mla_tensors *)args->tensors;
     if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
     const SplitPlan r = resolve(v, t, pb, args->dev);
+    const int tail = tail_cut(v, pb, r.splits, (int)r.grid.x);  // the persistent kernel's cut tail
     if (args->workspace_bytes < r.ws_o + r.ws_lse)
         return mla_fail(MLA_STATUS_WORKSPACE_TOO_SMALL, "%s: workspace %zu < %zu bytes", v.name, args->workspace_bytes,
                         r.ws_o + r.ws_lse);
@@ -738,7 +740,6 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        const int tail = tail_cut(v, pb, r.splits, (int)r.grid.x);
         v.mainp<<<r.grid, NTHREADS, v.smemp, st>>>(tmap, qmap, a, pb->b | (tail ? PTAIL_ON : 0), sl2, to);
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;
@@ -754,7 +755,6 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;
     }
-    const int tail = tail_cut(v, pb, r.splits, (int)r.grid.x);
     if (tail && (args->stage_mask & 2u)) {
         // The merge's CTAs start while the persistent grid runs and wait in griddepcontrol.wait.
         cudaError_t ce = launch_pdl(v.tailc, dim3((unsigned)tail, BM / 8), 256, 0, st, a, pb->b, (long long)r.grid.x,

@@ -469,6 +469,10 @@ struct Version {
     // With `mainp` built with OPT_PTAIL: the merge of the cut tail row blocks (int: b, long long:
     // the main grid's CTAs), launched after it where tail_cut says so.
     CombineFn tailc = nullptr;
+    // Threads a CTA of every main kernel of the version: NTHREADS (an idle producer warpgroup that
+    // gives its registers to the consumers by setmaxnreg) or CONSUMERS (no producer warpgroup;
+    // seesaw_cta / persist_cta with NT = CONSUMERS). Tilings carry it as warps = threads / 32.
+    int threads = NTHREADS;
     bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
@@ -491,9 +495,13 @@ struct Version {
     }
 };
 
-inline bool tile_ok(const mla_tiling *t)
+inline bool tile_ok(const mla_tiling *t)  // the NTHREADS tile (flash_mla_v4 and v8's own glue)
 {
     return t->block_m == BM && t->block_n == BN && t->warps == NTHREADS / 32 && t->stages == STAGES;
+}
+inline bool tile_ok(const Version &v, const mla_tiling *t)
+{
+    return t->block_m == BM && t->block_n == BN && t->warps == v.threads / 32 && t->stages == STAGES;
 }
 
 // The tail row blocks the persistent kernel cuts (0: none). Items b * row blocks run in rounds of
@@ -540,9 +548,9 @@ inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb
     if (pb->design != MLA_DESIGN_FLASH_MLA) return why(w, wl, "%s runs the flash_mla design only", v.name);
     if (pb->k != DA || pb->p != DB || pb->page_size != BN)
         return why(w, wl, "%s is compiled for k=512, p=64, page 64", v.name);
-    if (!tile_ok(t))
-        return why(w, wl, "%s has one tile, block_m=64 block_n=64 warps=12 stages=2 (got %d/%d/%d/%d)", v.name,
-                   t->block_m, t->block_n, t->warps, t->stages);
+    if (!tile_ok(v, t))
+        return why(w, wl, "%s has one tile, block_m=64 block_n=64 warps=%d stages=2 (got %d/%d/%d/%d)", v.name,
+                   v.threads / 32, t->block_m, t->block_n, t->warps, t->stages);
     if (t->splits < 0 || t->splits > 64) return why(w, wl, "splits=%d outside 0..64", t->splits);
     if (v.mainq && !v.main && !q_tma_ok(pb->h))
         return why(w, wl, "%s loads Q by TMA in boxes of one row block: h must divide 64 or be a multiple of 64 "
@@ -557,19 +565,19 @@ inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb
 inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
                         int stage, mla_stage_config *cfg)
 {
-    if (!tile_ok(t)) return 0;
+    if (!tile_ok(v, t)) return 0;
     const SplitPlan r = resolve(v, t, pb, dev);
     if (stage == 0) {
         if (v.cluster2(pb))
-            set_cfg(cfg, (const void *)v.main2, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem2);
+            set_cfg(cfg, (const void *)v.main2, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smem2);
         else if (v.cmerge(pb, r.splits))
-            set_cfg(cfg, (const void *)v.mainc, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemc);
+            set_cfg(cfg, (const void *)v.mainc, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemc);
         else if (v.persist(pb, r.splits))
-            set_cfg(cfg, (const void *)v.mainp, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemp);
+            set_cfg(cfg, (const void *)v.mainp, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemp);
         else if (v.qtma(pb))
-            set_cfg(cfg, (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smemq);
+            set_cfg(cfg, (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemq);
         else
-            set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, NTHREADS, v.smem);
+            set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smem);
         return 1;
     }
     const int tail = tail_cut(v, pb, r.splits, (int)r.grid.x);
@@ -586,14 +594,14 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
 
 inline size_t workspace_bytes(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
 {
-    if (!tile_ok(t)) return 0;
+    if (!tile_ok(v, t)) return 0;
     const SplitPlan r = resolve(v, t, pb, dev);
     return r.ws_o + r.ws_lse;
 }
 
 inline mla_status prepare(const Version &v, const mla_tiling *t)
 {
-    if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
+    if (!tile_ok(v, t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
     if (v.main2) {
         mla_status e = set_smem((const void *)v.main2, v.smem2, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
@@ -639,16 +647,17 @@ cudaError_t launch_pdl(void (*fn)(K...), dim3 grid, unsigned threads, size_t sme
     return launch_attr(fn, grid, threads, smem, st, attr, std::forward<A>(args)...);
 }
 
-// A launch of NTHREADS-thread CTAs in clusters of `cluster` CTAs.
+// A launch of `threads`-thread CTAs in clusters of `cluster` CTAs.
 template <typename... K, typename... A>
-cudaError_t launch_cluster(void (*fn)(K...), dim3 grid, dim3 cluster, size_t smem, cudaStream_t st, A &&...args)
+cudaError_t launch_cluster(void (*fn)(K...), dim3 grid, dim3 cluster, unsigned threads, size_t smem, cudaStream_t st,
+                           A &&...args)
 {
     cudaLaunchAttribute attr = {};
     attr.id = cudaLaunchAttributeClusterDimension;
     attr.val.clusterDim.x = cluster.x;
     attr.val.clusterDim.y = cluster.y;
     attr.val.clusterDim.z = cluster.z;
-    return launch_attr(fn, grid, NTHREADS, smem, st, attr, std::forward<A>(args)...);
+    return launch_attr(fn, grid, threads, smem, st, attr, std::forward<A>(args)...);
 }
 
 // The kernel arguments every hopper version shares: checks the tensors, builds the tensor map of
@@ -708,7 +717,7 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
 {
     const mla_problem *pb = args->pb;
     const mla_flash_mla_tensors *x = (const mla_flash_mla_tensors *)args->tensors;
-    if (!tile_ok(t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
+    if (!tile_ok(v, t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
     const SplitPlan r = resolve(v, t, pb, args->dev);
     const int tail = tail_cut(v, pb, r.splits, (int)r.grid.x);  // the persistent kernel's cut tail
     if (args->workspace_bytes < r.ws_o + r.ws_lse)
@@ -726,32 +735,32 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
     const float sl2 = pb->scale * 1.4426950408889634f;
     if ((args->stage_mask & 1u) && v.cluster2(pb)) {
         // Row blocks 2k and 2k + 1 (one query token's 128 heads) form a cluster.
-        cudaError_t ce = launch_cluster(v.main2, r.grid, dim3(2, 1, 1), v.smem2, st, tmap, a, r.splits, sl2, to);
+        cudaError_t ce = launch_cluster(v.main2, r.grid, dim3(2, 1, 1), v.threads, v.smem2, st, tmap, a, r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper cluster launch");
     } else if ((args->stage_mask & 1u) && v.cmerge(pb, r.splits)) {
         // The splits of a row block (grid y) form a cluster and merge in it: no combine stage.
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        cudaError_t ce = launch_cluster(v.mainc, r.grid, dim3(1, (unsigned)r.splits, 1), v.smemc, st, tmap, qmap, a,
+        cudaError_t ce = launch_cluster(v.mainc, r.grid, dim3(1, (unsigned)r.splits, 1), v.threads, v.smemc, st, tmap, qmap, a,
                                         r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper merge-cluster launch");
     } else if ((args->stage_mask & 1u) && v.persist(pb, r.splits)) {
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        v.mainp<<<r.grid, NTHREADS, v.smemp, st>>>(tmap, qmap, a, pb->b | (tail ? PTAIL_ON : 0), sl2, to);
+        v.mainp<<<r.grid, v.threads, v.smemp, st>>>(tmap, qmap, a, pb->b | (tail ? PTAIL_ON : 0), sl2, to);
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;
     } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        v.mainq<<<r.grid, NTHREADS, v.smemq, st>>>(tmap, qmap, a, r.splits, sl2, to);
+        v.mainq<<<r.grid, v.threads, v.smemq, st>>>(tmap, qmap, a, r.splits, sl2, to);
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;
     } else if (args->stage_mask & 1u) {
-        v.main<<<r.grid, NTHREADS, v.smem, st>>>(tmap, a, r.splits, sl2, to);
+        v.main<<<r.grid, v.threads, v.smem, st>>>(tmap, a, r.splits, sl2, to);
         e = check_launch(v.name);
         if (e != MLA_STATUS_OK) return e;
     }
@@ -777,8 +786,9 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
 // The registry entry of a hopper flash_mla version: thin callbacks over the shared glue.
 #define MLA_FMH_REGISTER(sym, ver, not_default, note_text)                                                                   \
     namespace {                                                                                                \
+    constexpr int kW = kVersion.threads / 32;                                                                  \
     const mla_tiling kCandidates[] = {                                                                         \
-        {64, 64, 12, 2, 0}, {64, 64, 12, 2, 1}, {64, 64, 12, 2, 2}, {64, 64, 12, 2, 4}, {64, 64, 12, 2, 8},    \
+        {64, 64, kW, 2, 0}, {64, 64, kW, 2, 1}, {64, 64, kW, 2, 2}, {64, 64, kW, 2, 4}, {64, 64, kW, 2, 8},    \
     };                                                                                                         \
     int v_validate(const mla_tiling *t, const mla_problem *pb, const mla_device_info *d, char *w, size_t wl)  \
     {                                                                                                          \

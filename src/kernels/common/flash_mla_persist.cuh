@@ -326,7 +326,7 @@ __device__ __forceinline__ NextPages next_pages(const LatentArgs &a, const Seg &
 
 // One persistent CTA (384 threads, PSMEM_BYTES of dynamic shared memory): CTA (row block x,
 // part y) of the plan. tmap: the cache's tensor map; qmap: the query's (load_q_tma).
-template <int OPT>
+template <int OPT, int NT = NTHREADS>
 __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUtensorMap *qmap, const LatentArgs &a,
                                             float sl2, const TileOut &to, const Plan &plan, int nb = 0)
 {
@@ -336,7 +336,11 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
     char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
     pdl_launch_dependents();
 
-    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);  // C7520, see seesaw_cta
+    // NT == CONSUMERS: no producer warpgroup, the consumers seen as threads 128-383 (seesaw_cta)
+    static_assert(NT == NTHREADS || NT == CONSUMERS, "a producer warpgroup and two consumers, or the consumers");
+    constexpr bool NOPROD = NT == CONSUMERS;
+    static_assert(!NOPROD || !(OPT & OPT_PTAIL), "OPT_PTAIL's piece list is built by the producer warpgroup");
+    const int tid = threadIdx.x + (NOPROD ? 128 : 0), wg = __shfl_sync(0xffffffffu, tid >> 7, 0);  // C7520, see seesaw_cta
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
     uint64_t *fullA = full, *fullB = full + NBOX;
     uint64_t *sums = full + STAGES * NBOX;
@@ -344,7 +348,7 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
     uint64_t *tbar = qbar + 1;                                 // OPT_PTAIL: the piece list is built
     int4 *tl = reinterpret_cast<int4 *>(smem + OFF_TAIL);      // OPT_PTAIL: the piece list
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES, *sQ = smem + OFF_Q;
-    if (tid == 0) {
+    if (threadIdx.x == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
         ptx::mbarrier_init(&sums[1], 128);
@@ -353,13 +357,13 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
-    if (wg == 0) {  // no producer role: its registers go to the consumers
+    if (!NOPROD && wg == 0) {  // no producer role: its registers go to the consumers
         setmaxnreg_dec<40>();
         if ((OPT & OPT_PTAIL) && (nb & PTAIL_ON) && tid < 32)
             tail_build(a, (a.s * a.h + BM - 1) / BM, (nb & ~PTAIL_ON) * ((a.s * a.h + BM - 1) / BM), tl, tbar);
         return;
     }
-    setmaxnreg_inc<232>();
+    if (!NOPROD) setmaxnreg_inc<232>();
     mla_sched_part part;
     if (OPT & OPT_PSTATIC) {  // items blockIdx.x, + gridDim.x, ... of the b * nrb row blocks
         const int nrb = (a.s * a.h + BM - 1) / BM;

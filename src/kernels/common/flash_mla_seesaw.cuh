@@ -1280,7 +1280,7 @@ __device__ __forceinline__ void group_done(const CUtensorMap *tmap, char *sK, ui
 //     from the plan, in order; each segment's pages are the part's blocks clipped to the causal
 //     limit of the row block's last row; its result goes straight to out / lse when the request
 //     has one split, else to partial slot pprefix[r] + split.
-template <bool SCHED, int OPT = 0>
+template <bool SCHED, int OPT = 0, int NT = NTHREADS>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr)
 {
@@ -1288,9 +1288,15 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
     pdl_launch_dependents();
 
+    // NT == CONSUMERS: no producer warpgroup (it only ever left at once, holding 40 registers a
+    // thread that the consumers could not have); the consumers are threads 0-255, seen below
+    // as 128-383 so that the code is the same, and the compiler may give them 255 registers
+    // instead of setmaxnreg's 232.
+    static_assert(NT == NTHREADS || NT == CONSUMERS, "a producer warpgroup and two consumers, or the consumers");
+    constexpr bool NOPROD = NT == CONSUMERS;
     // The warpgroup index through a shuffle: visibly warp-uniform to ptxas, which otherwise
     // treats the role branches as divergent and serialises every wgmma (C7520).
-    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
+    const int tid = threadIdx.x + (NOPROD ? 128 : 0), wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
     uint64_t *fullA = full, *fullB = full + NBOX;
     uint64_t *sums = full + STAGES * NBOX;
@@ -1306,7 +1312,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!(OPT & OPT_LATE_B) || (QT && !MC), "OPT_LATE_B orders the first loads of the Q-by-TMA kernel");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
-    if (tid == 0) {
+    if (threadIdx.x == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
         ptx::mbarrier_init(&sums[1], 128);
@@ -1319,7 +1325,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     if (MC) cluster_sync_relaxed();  // both CTAs' barriers exist before any multicast or remote arrive
 
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
-    if (wg == 0) {  // no math: its registers go to the consumers
+    static_assert(!NOPROD || !MC, "OPT_MCAST's producer thread is in the producer warpgroup");
+    if (!NOPROD && wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
         // (OPT_CMERGE's cluster barriers wait for the non-exited threads only: PTX ISA,
         // barrier.cluster, so this warpgroup leaves now as in every other seesaw kernel)
@@ -1329,7 +1336,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         }
         return;
     }
-    setmaxnreg_inc<232>();
+    if (!NOPROD) setmaxnreg_inc<232>();
     mla_sched_part part;
     if (SCHED) {
         pdl_wait();  // the plan is written by the planner launched just before

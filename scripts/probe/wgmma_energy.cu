@@ -67,6 +67,24 @@ __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[64], uint64_t da,
         : "l"(da), "l"(db), "r"(scale_d));
 }
 
+// One page's QK^T as the kernels issue it: 9 boxes x 4 k-steps of m64n64k16, A from shared
+// memory (SS, the first k-step overwrites S) or from the 36 register fragments fa (RS).
+template <bool RS, int NF>
+__device__ __forceinline__ void qk_page(float (&s)[32], uint32_t a0, uint32_t b0, const uint32_t (&fa)[NF][4])
+{
+    const uint64_t qd = gmma_desc_sw128(a0, 16, 1024), kd = gmma_desc_sw128(b0, 16, 1024);
+#pragma unroll
+    for (int c = 0; c < 9; ++c)
+#pragma unroll
+        for (int k4 = 0; k4 < 4; ++k4) {
+            const uint32_t off = c * BOX + k4 * 32;
+            if (RS)
+                wgmma_m64n64k16_rs<0>(s, fa[(4 * c + k4) % NF], gmma_desc_add(kd, off));
+            else
+                wgmma_m64n64k16_ss(s, gmma_desc_add(qd, off), gmma_desc_add(kd, off), c + k4 > 0);
+        }
+}
+
 template <int SHAPE>
 __global__ void __launch_bounds__(256, 1) energy(int iters, float *sink)
 {
@@ -109,16 +127,8 @@ __global__ void __launch_bounds__(256, 1) energy(int iters, float *sink)
         } else if (SHAPE == 5) {
             // the seesaw's tensor mix a consumer issues per page pair: one page's QK^T (36 x SS
             // n64k16) and its PV half of both pages (4 x RS n256k16, 4 x SS n256k16)
-            const uint64_t qd = gmma_desc_sw128(a0, 16, 1024), kd = gmma_desc_sw128(b0, 16, 1024);
             const uint64_t pd = gmma_desc_sw128(a0 + 8 * BOX, 16, 1024), vd = gmma_desc_sw128(b0, BOX, 1024);
-            float(&s)[32] = *reinterpret_cast<float(*)[32]>(acc);
-#pragma unroll
-            for (int c = 0; c < 9; ++c)
-#pragma unroll
-                for (int k4 = 0; k4 < 4; ++k4) {
-                    const uint32_t off = c * BOX + k4 * 32;
-                    wgmma_m64n64k16_ss(s, gmma_desc_add(qd, off), gmma_desc_add(kd, off), c + k4 > 0);
-                }
+            qk_page<false>(*reinterpret_cast<float(*)[32]>(acc), a0, b0, fa);
             wgmma_commit();
             wgmma_wait<0>();
             wgmma_fence();
@@ -129,18 +139,7 @@ __global__ void __launch_bounds__(256, 1) energy(int iters, float *sink)
             for (int kk = 0; kk < 4; ++kk)
                 wgmma_m64n256k16_ss<1>(acc, gmma_desc_add(pd, kk * 32), gmma_desc_add(vd, 4 * BOX + kk * 16 * 128), 1);
         } else if (SHAPE <= 1) {
-            const uint64_t qd = gmma_desc_sw128(a0, 16, 1024), kd = gmma_desc_sw128(b0, 16, 1024);
-            float(&s)[32] = *reinterpret_cast<float(*)[32]>(acc);
-#pragma unroll
-            for (int c = 0; c < 9; ++c)
-#pragma unroll
-                for (int k4 = 0; k4 < 4; ++k4) {
-                    const uint32_t off = c * BOX + k4 * 32;
-                    if (SHAPE == 0)
-                        wgmma_m64n64k16_ss(s, gmma_desc_add(qd, off), gmma_desc_add(kd, off), c + k4 > 0);
-                    else
-                        wgmma_m64n64k16_rs<0>(s, fa[4 * c + k4], gmma_desc_add(kd, off));
-                }
+            qk_page<SHAPE == 1>(*reinterpret_cast<float(*)[32]>(acc), a0, b0, fa);
         } else {
             // nine k-steps of a page's PV half (16 tokens x 256 columns each), walking both V halves
             // and the P box: as many FLOPs a group as the QK^T's 36 m64n64k16

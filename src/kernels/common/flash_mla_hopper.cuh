@@ -495,14 +495,12 @@ struct Version {
     }
 };
 
-inline bool tile_ok(const mla_tiling *t)  // the NTHREADS tile (flash_mla_v4 and v8's own glue)
-{
-    return t->block_m == BM && t->block_n == BN && t->warps == NTHREADS / 32 && t->stages == STAGES;
-}
 inline bool tile_ok(const Version &v, const mla_tiling *t)
 {
     return t->block_m == BM && t->block_n == BN && t->warps == v.threads / 32 && t->stages == STAGES;
 }
+// The NTHREADS tile (flash_mla_v4 and v8's own glue, which have no Version).
+inline bool tile_ok(const mla_tiling *t) { return tile_ok(Version{}, t); }
 
 // The tail row blocks the persistent kernel cuts (0: none). Items b * row blocks run in rounds of
 // G CTAs; the last round's T < G row blocks (np pages each at most) then leave G - T SMs idle for
@@ -735,15 +733,16 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
     const float sl2 = pb->scale * 1.4426950408889634f;
     if ((args->stage_mask & 1u) && v.cluster2(pb)) {
         // Row blocks 2k and 2k + 1 (one query token's 128 heads) form a cluster.
-        cudaError_t ce = launch_cluster(v.main2, r.grid, dim3(2, 1, 1), v.threads, v.smem2, st, tmap, a, r.splits, sl2, to);
+        cudaError_t ce =
+            launch_cluster(v.main2, r.grid, dim3(2, 1, 1), v.threads, v.smem2, st, tmap, a, r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper cluster launch");
     } else if ((args->stage_mask & 1u) && v.cmerge(pb, r.splits)) {
         // The splits of a row block (grid y) form a cluster and merge in it: no combine stage.
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        cudaError_t ce = launch_cluster(v.mainc, r.grid, dim3(1, (unsigned)r.splits, 1), v.threads, v.smemc, st, tmap, qmap, a,
-                                        r.splits, sl2, to);
+        cudaError_t ce = launch_cluster(v.mainc, r.grid, dim3(1, (unsigned)r.splits, 1), v.threads, v.smemc, st, tmap,
+                                        qmap, a, r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper merge-cluster launch");
     } else if ((args->stage_mask & 1u) && v.persist(pb, r.splits)) {
         CUtensorMap qmap;

@@ -340,7 +340,8 @@ __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUten
     static_assert(NT == NTHREADS || NT == CONSUMERS, "a producer warpgroup and two consumers, or the consumers");
     constexpr bool NOPROD = NT == CONSUMERS;
     static_assert(!NOPROD || !(OPT & OPT_PTAIL), "OPT_PTAIL's piece list is built by the producer warpgroup");
-    const int tid = threadIdx.x + (NOPROD ? 128 : 0), wg = __shfl_sync(0xffffffffu, tid >> 7, 0);  // C7520, see seesaw_cta
+    const int tid = threadIdx.x + (NOPROD ? 128 : 0);
+    const int wg = __shfl_sync(0xffffffffu, tid >> 7, 0);  // C7520, see seesaw_cta
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
     uint64_t *fullA = full, *fullB = full + NBOX;
     uint64_t *sums = full + STAGES * NBOX;

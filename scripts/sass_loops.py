@@ -19,7 +19,8 @@ Usage: scripts/sass_loops.py FILE [NAME_PART]
   --check: for every function of every FILE, each innermost such loop must be free of WARPSYNC and
   hold at most MAX_BSSY divergence regions (v24's slow build: 20 and 16 with 3 WARPSYNC; every
   kernel's pair loops at the time of writing: 2-5). Exit 1 on a violation, 77 (skipped) when
-  cuobjdump is needed and not found. Run by ctest as test_sass_lint on the hopper kernel objects.
+  cuobjdump (or the nvdisasm it runs for sm_90a) is needed and not found, or no wgmma loop was
+  found to check. Run by ctest as test_sass_lint on the hopper kernel objects.
 """
 import collections
 import glob
@@ -51,6 +52,11 @@ def sass_lines(path):
         print("skipped: cuobjdump not found (set CUOBJDUMP, or pip install nvidia-cuda-cuobjdump)")
         sys.exit(77)
     out = subprocess.run([tool, "-sass", path], capture_output=True, text=True, errors="replace")
+    if "nvdisasm" in out.stderr and "Function :" not in out.stdout:
+        # cuobjdump prints sm_90a SASS through nvdisasm; the cuobjdump wheel alone prints none,
+        # and a lint over no functions would pass without having checked anything.
+        print("skipped: cuobjdump found no nvdisasm (put it on PATH, or pip install nvidia-cuda-nvdisasm)")
+        sys.exit(77)
     return out.stdout.splitlines()
 
 
@@ -106,7 +112,8 @@ def check(paths):
                           f"S2R={ops['S2R']}: ptxas could not keep this wgmma loop convergent")
     print(f"{len(paths)} files, {nfun} functions, {nloops} innermost wgmma loops, {bad} failing")
     if nloops == 0:
-        print("no wgmma loop found: nothing checked")
+        print("skipped: no wgmma loop found, nothing checked")
+        return 77
     return 1 if bad else 0
 
 

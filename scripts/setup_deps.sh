@@ -24,3 +24,10 @@ if command -v python3 >/dev/null 2>&1 && ! python3 "$(dirname "$0")/sass_loops.p
   echo "setup_deps: installing nvidia-cuda-cuobjdump (pip) for the SASS lint"
   python3 -m pip install -q nvidia-cuda-cuobjdump >/dev/null 2>&1 || echo "setup_deps: pip install nvidia-cuda-cuobjdump failed; test_sass_lint will be skipped" >&2
 fi
+# cuobjdump disassembles sm_90a through nvdisasm (beside it or on PATH); without it it prints no
+# SASS at all, so the wheel's cuobjdump needs the nvidia-cuda-nvdisasm wheel too.
+cuobj=$(python3 "$(dirname "$0")/sass_loops.py" --which 2>/dev/null) &&
+  if [ ! -x "$(dirname "$cuobj")/nvdisasm" ] && ! command -v nvdisasm >/dev/null 2>&1; then
+    echo "setup_deps: installing nvidia-cuda-nvdisasm (pip) for the SASS lint"
+    python3 -m pip install -q nvidia-cuda-nvdisasm >/dev/null 2>&1 || echo "setup_deps: pip install nvidia-cuda-nvdisasm failed; test_sass_lint will be skipped" >&2
+  fi

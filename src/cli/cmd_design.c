@@ -719,8 +719,10 @@ static int run_gpu(const cli_run_opts *o)
     } else {
         int warm = prof == CLI_PROF_DISABLED ? 0 : child ? 1 : 10;
         int reps = prof == CLI_PROF_DISABLED ? 1 : child ? 2 : 50;
+        /* one call a replay when run once or under a profiler's child (each launch profiled) */
+        int calls = prof == CLI_PROF_DISABLED || child ? 1 : MLA_TIME_CALLS;
         double med = 0, mn = 0;
-        st = mla_time_pipeline(c.kv, &c.tiling, &dev, &in, ws, ~0u, warm, reps, &med, &mn);
+        st = mla_time_pipeline(c.kv, &c.tiling, &dev, &in, ws, ~0u, warm, reps, calls, &med, &mn);
         if (st != MLA_STATUS_OK) {
             fprintf(stderr, "mla_var3: run failed: %s\n", mla_last_error());
             cJSON_AddStringToObject(res, "error", mla_last_error());
@@ -744,7 +746,7 @@ static int run_gpu(const cli_run_opts *o)
                     continue;
                 }
                 double smed = 0, smin = 0;
-                if (mla_time_pipeline(c.kv, &c.tiling, &dev, &in, ws, 1u << i, warm, reps, &smed,
+                if (mla_time_pipeline(c.kv, &c.tiling, &dev, &in, ws, 1u << i, warm, reps, calls, &smed,
                                       &smin) == MLA_STATUS_OK) {
                     cli_info("  stage %-10s %10.1f us  (grid %u x %u x %u, block %u, smem %zu)\n", sn,
                              smed, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.smem_dynamic);

@@ -139,7 +139,7 @@ mla_status mla_autotune(const mla_kernel_version *kv, const mla_problem *pb,
             double med = 0.0, mn = 0.0;
             if (s == MLA_STATUS_OK)
                 s = mla_time_pipeline(kv, &e->tiling, dev, &in, workspace, ~0u, TUNE_WARMUP,
-                                      TUNE_REPS, &med, &mn);
+                                      TUNE_REPS, MLA_TIME_CALLS, &med, &mn);
             if (s == MLA_STATUS_OK) {
                 e->ok = 1;
                 e->median_us = med;

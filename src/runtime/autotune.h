@@ -43,12 +43,18 @@ mla_status mla_dev_inputs_create_paged(const mla_problem *pb, int copies, uint64
 void mla_dev_inputs_destroy(mla_dev_inputs *in);
 
 /* Time a version's pipeline (stages in stage_mask) by CUDA-graph replay with events: one graph
- * runs the pipeline once per input copy; warm-up replays, then `reps` timed replays; the median
- * per pipeline call in microseconds. `workspace` must hold the plan's bytes. */
+ * runs the pipeline max(copies, min_calls) times (rounded up to whole rotations over the input
+ * copies); warm-up replays, then `reps` timed replays; the median per pipeline call in
+ * microseconds. `workspace` must hold the plan's bytes. */
 mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
                              const mla_device_info *dev, const mla_dev_inputs *in,
                              void *workspace, unsigned stage_mask, int warmup, int reps,
-                             double *median_us, double *min_us);
+                             int min_calls, double *median_us, double *min_us);
+/* The benchmark's and the CLI's calls a replay: a call in a decode step's graph follows other
+ * kernels, so a call is timed after another call, not after the graph launch's boundary; with
+ * two copies a replay half the calls would be first in their graph (flash_mla_v30's PDL launch
+ * overlaps its start with the kernel before it, which a graph boundary does not allow). */
+#define MLA_TIME_CALLS 8
 
 typedef struct mla_tune_entry {
     mla_tiling tiling;

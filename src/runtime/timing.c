@@ -1,10 +1,10 @@
 /*
  * mla_time_pipeline: time a kernel version's pipeline by CUDA-graph replay with events.
  *
- * One graph launches the pipeline once per input copy, so one replay makes `copies` calls that
- * rotate over buffers larger than the L2 (a call does not find the previous call's inputs
- * cached) and launch overhead is the graph's, as a user capturing their decode step pays it.
- * Each timed replay has its own pair of events; per-call time = replay time / copies.
+ * One graph launches the pipeline `calls` times, rotating over the input copies: buffers larger
+ * than the L2 (a call does not find the previous call's inputs cached); launch overhead is the
+ * graph's, as a user capturing their decode step pays it. calls = copies rounded up to at least
+ * min_calls. Each timed replay has its own pair of events; per-call time = replay time / calls.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ static int cmp_double(const void *a, const void *b)
 mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
                              const mla_device_info *dev, const mla_dev_inputs *in,
                              void *workspace, unsigned stage_mask, int warmup, int reps,
-                             double *median_us, double *min_us)
+                             int min_calls, double *median_us, double *min_us)
 {
     if (!kv || !t || !in || !kv->launch || in->copies < 1 || in->copies > MLA_MAX_INPUT_COPIES)
         return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_time_pipeline: bad arguments");
@@ -49,6 +49,9 @@ mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
     double *times = NULL;
     int capturing = 0;
     mla_launch_args args[MLA_MAX_INPUT_COPIES];
+    int calls = in->copies;
+    while (calls < min_calls)
+        calls += in->copies;
     size_t ws = kv->workspace_bytes ? kv->workspace_bytes(t, &in->pb, dev) : 0;
 
     if (ws > 0 && !workspace)
@@ -76,8 +79,8 @@ mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
 
     TCHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
     capturing = 1;
-    for (int c = 0; c < in->copies; c++) {
-        st = kv->launch(t, &args[c]);
+    for (int c = 0; c < calls; c++) {
+        st = kv->launch(t, &args[c % in->copies]);
         if (st != MLA_STATUS_OK)
             goto done;
     }
@@ -106,7 +109,7 @@ mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
     for (int i = 0; i < reps; i++) {
         float ms = 0.f;
         TCHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]), "cudaEventElapsedTime");
-        times[i] = (double)ms * 1000.0 / in->copies;
+        times[i] = (double)ms * 1000.0 / calls;
     }
     qsort(times, (size_t)reps, sizeof *times, cmp_double);
     if (median_us)

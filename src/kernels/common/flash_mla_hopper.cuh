@@ -473,6 +473,11 @@ struct Version {
     // gives its registers to the consumers by setmaxnreg) or CONSUMERS (no producer warpgroup;
     // seesaw_cta / persist_cta with NT = CONSUMERS). Tilings carry it as warps = threads / 32.
     int threads = NTHREADS;
+    // Every main kernel of the version waits (griddepcontrol.wait) before it touches global
+    // memory, so all of them are launched with programmatic stream serialisation (PDL): their
+    // launch, CTA start and prologue overlap the previous kernel in the stream, as FlashMLA's
+    // main kernel does. A kernel without that wait must never be launched so.
+    bool pdl = false;
     bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
@@ -619,19 +624,45 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
     return v.main ? set_smem((const void *)v.main, v.smem, "flash_mla hopper: cudaFuncSetAttribute") : MLA_STATUS_OK;
 }
 
-// cudaLaunchKernelEx with one launch attribute.
+// cudaLaunchKernelEx with n launch attributes.
 template <typename... K, typename... A>
-cudaError_t launch_attr(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st,
-                        cudaLaunchAttribute attr, A &&...args)
+cudaError_t launch_attrs(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st,
+                         cudaLaunchAttribute *attrs, unsigned n, A &&...args)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(threads);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = st;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cfg.attrs = attrs;
+    cfg.numAttrs = n;
     return cudaLaunchKernelEx(&cfg, fn, std::forward<A>(args)...);
+}
+
+// cudaLaunchKernelEx with one launch attribute.
+template <typename... K, typename... A>
+cudaError_t launch_attr(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st,
+                        cudaLaunchAttribute attr, A &&...args)
+{
+    return launch_attrs(fn, grid, threads, smem, st, &attr, 1, std::forward<A>(args)...);
+}
+
+inline cudaLaunchAttribute pdl_attr()
+{
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    return attr;
+}
+
+inline cudaLaunchAttribute cluster_attr(dim3 cluster)
+{
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster.x;
+    attr.val.clusterDim.y = cluster.y;
+    attr.val.clusterDim.z = cluster.z;
+    return attr;
 }
 
 // A launch with programmatic stream serialisation (PDL): its CTAs may start while the previous
@@ -639,23 +670,27 @@ cudaError_t launch_attr(void (*fn)(K...), dim3 grid, unsigned threads, size_t sm
 template <typename... K, typename... A>
 cudaError_t launch_pdl(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st, A &&...args)
 {
-    cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    return launch_attr(fn, grid, threads, smem, st, attr, std::forward<A>(args)...);
+    return launch_attr(fn, grid, threads, smem, st, pdl_attr(), std::forward<A>(args)...);
 }
 
-// A launch of `threads`-thread CTAs in clusters of `cluster` CTAs.
+// A launch of `threads`-thread CTAs in clusters of `cluster` CTAs, with PDL when `pdl`.
 template <typename... K, typename... A>
 cudaError_t launch_cluster(void (*fn)(K...), dim3 grid, dim3 cluster, unsigned threads, size_t smem, cudaStream_t st,
-                           A &&...args)
+                           bool pdl, A &&...args)
 {
-    cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cluster.x;
-    attr.val.clusterDim.y = cluster.y;
-    attr.val.clusterDim.z = cluster.z;
-    return launch_attr(fn, grid, threads, smem, st, attr, std::forward<A>(args)...);
+    cudaLaunchAttribute attrs[2] = {cluster_attr(cluster), pdl_attr()};
+    return launch_attrs(fn, grid, threads, smem, st, attrs, pdl ? 2u : 1u, std::forward<A>(args)...);
+}
+
+// A main kernel's plain launch, or with PDL for a version whose main kernels wait for the
+// previous grid (Version::pdl).
+template <typename... K, typename... A>
+cudaError_t launch_main(void (*fn)(K...), dim3 grid, unsigned threads, size_t smem, cudaStream_t st, bool pdl,
+                        A &&...args)
+{
+    if (pdl) return launch_pdl(fn, grid, threads, smem, st, std::forward<A>(args)...);
+    fn<<<grid, threads, smem, st>>>(std::forward<A>(args)...);
+    return cudaGetLastError();
 }
 
 // The kernel arguments every hopper version shares: checks the tensors, builds the tensor map of
@@ -734,34 +769,32 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
     if ((args->stage_mask & 1u) && v.cluster2(pb)) {
         // Row blocks 2k and 2k + 1 (one query token's 128 heads) form a cluster.
         cudaError_t ce =
-            launch_cluster(v.main2, r.grid, dim3(2, 1, 1), v.threads, v.smem2, st, tmap, a, r.splits, sl2, to);
+            launch_cluster(v.main2, r.grid, dim3(2, 1, 1), v.threads, v.smem2, st, v.pdl, tmap, a, r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper cluster launch");
     } else if ((args->stage_mask & 1u) && v.cmerge(pb, r.splits)) {
         // The splits of a row block (grid y) form a cluster and merge in it: no combine stage.
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        cudaError_t ce = launch_cluster(v.mainc, r.grid, dim3(1, (unsigned)r.splits, 1), v.threads, v.smemc, st, tmap,
-                                        qmap, a, r.splits, sl2, to);
+        cudaError_t ce = launch_cluster(v.mainc, r.grid, dim3(1, (unsigned)r.splits, 1), v.threads, v.smemc, st, v.pdl,
+                                        tmap, qmap, a, r.splits, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, "flash_mla hopper merge-cluster launch");
     } else if ((args->stage_mask & 1u) && v.persist(pb, r.splits)) {
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        v.mainp<<<r.grid, v.threads, v.smemp, st>>>(tmap, qmap, a, pb->b | (tail ? PTAIL_ON : 0), sl2, to);
-        e = check_launch(v.name);
-        if (e != MLA_STATUS_OK) return e;
+        cudaError_t ce = launch_main(v.mainp, r.grid, v.threads, v.smemp, st, v.pdl, tmap, qmap, a,
+                                     pb->b | (tail ? PTAIL_ON : 0), sl2, to);
+        if (ce != cudaSuccess) return cuda_fail(ce, v.name);
     } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        v.mainq<<<r.grid, v.threads, v.smemq, st>>>(tmap, qmap, a, r.splits, sl2, to);
-        e = check_launch(v.name);
-        if (e != MLA_STATUS_OK) return e;
+        cudaError_t ce = launch_main(v.mainq, r.grid, v.threads, v.smemq, st, v.pdl, tmap, qmap, a, r.splits, sl2, to);
+        if (ce != cudaSuccess) return cuda_fail(ce, v.name);
     } else if (args->stage_mask & 1u) {
-        v.main<<<r.grid, v.threads, v.smem, st>>>(tmap, a, r.splits, sl2, to);
-        e = check_launch(v.name);
-        if (e != MLA_STATUS_OK) return e;
+        cudaError_t ce = launch_main(v.main, r.grid, v.threads, v.smem, st, v.pdl, tmap, a, r.splits, sl2, to);
+        if (ce != cudaSuccess) return cuda_fail(ce, v.name);
     }
     if (tail && (args->stage_mask & 2u)) {
         // The merge's CTAs start while the persistent grid runs and wait in griddepcontrol.wait.

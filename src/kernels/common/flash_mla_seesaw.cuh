@@ -1280,7 +1280,24 @@ __device__ __forceinline__ void group_done(const CUtensorMap *tmap, char *sK, ui
 //     from the plan, in order; each segment's pages are the part's blocks clipped to the causal
 //     limit of the row block's last row; its result goes straight to out / lse when the request
 //     has one split, else to partial slot pprefix[r] + split.
-template <bool SCHED, int OPT = 0, int NT = NTHREADS>
+// A block-table entry: __ldg, or with PDL a coherent load that stays behind griddepcontrol.wait.
+template <int PDLM>
+__device__ __forceinline__ int bt_at(const int *p)
+{
+    return PDLM ? ld_global_s32(p) : __ldg(p);
+}
+
+// PDLM (flash_mla_v30, v31): the CTA is launched with PDL (fmh::Version::pdl) and waits for the
+// previous grid before it reads or writes global memory; the barrier set-up, the descriptors'
+// fetch and the register hand-over run before that, under the previous kernel's tail.
+//   PDLM_WAIT: that alone (FlashMLA's main kernel does the same).
+//   PDLM_PREFETCH: also, before the wait, one thread asks L2 for the CTA's Q tile and first two
+//     pages (cp.async.bulk.prefetch.tensor). The block table and lengths it reads then may still
+//     be in the previous kernel's hands: a wrong page costs one useless prefetch (the TMA unit
+//     clips boxes to the tensor), never a wrong result; everything is read again after the wait.
+enum : int { PDLM_OFF = 0, PDLM_WAIT = 1, PDLM_PREFETCH = 2 };
+
+template <bool SCHED, int OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr)
 {
@@ -1337,6 +1354,28 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         return;
     }
     if (!NOPROD) setmaxnreg_inc<232>();
+    static_assert(!PDLM || (QT && !SCHED && !MC), "PDLM is for the Q-by-TMA static split grid");
+    if (PDLM) {
+        if (tid == 128) {
+            prefetch_tensormap(tmap);
+            prefetch_tensormap(qmap);
+            if (PDLM == PDLM_PREFETCH) {
+                const int r = blockIdx.z;
+                LatentPolicy<DA, DB> pol(&a, r);
+                const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
+#pragma unroll 1
+                for (int c = 0; c < NBOX; ++c) tma_prefetch_l2_4d(qmap, c * 64, kr.m0 % a.h, kr.m0 / a.h, r);
+                const int *bt = a.block_table + (long long)r * a.bt_stride;
+#pragma unroll 1
+                for (int j = kr.b0; j < kr.b0 + 2 && j < kr.b1; ++j) {
+                    const int page = ld_global_s32(bt + j);
+#pragma unroll 1
+                    for (int c = 0; c < NBOX; ++c) tma_prefetch_l2_2d(tmap, c * 64, page * BN);
+                }
+            }
+        }
+        pdl_wait();
+    }
     mla_sched_part part;
     if (SCHED) {
         pdl_wait();  // the plan is written by the planner launched just before
@@ -1387,12 +1426,13 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             // Q even when there is no page: every consumer waits for it, so that no TMA is
             // still writing into this CTA's shared memory when it exits.
             if (QT) load_q_tma(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h);
-            if (np > 0) load_boxes(tmap, sKA, fullA, __ldg(bt + kr.b0), 0x1ffu);
-            if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
+            if (np > 0) load_boxes(tmap, sKA, fullA, bt_at<PDLM>(bt + kr.b0), 0x1ffu);
+            if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu);
         }
         if (QT) {
             wait_parity(qbar, 0);  // one segment: the barrier's first phase
-            if ((OPT & OPT_LATE_B) && tid == 128 && np > 1) load_boxes(tmap, sKB, fullB, __ldg(bt + kr.b0 + 1), 0x1ffu);
+            if ((OPT & OPT_LATE_B) && tid == 128 && np > 1)
+                load_boxes(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu);
         } else {
             if ((OPT & OPT_EARLY_FILL) && (OPT & OPT_Q_BATCH))
                 load_q_batched<CONSUMERS>(pol, kr.m0, c.ct, smem + OFF_Q);
@@ -1420,8 +1460,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-                const int pgA = !MC && nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
-                const int pgB = !MC && nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                const int pgA = !MC && nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
+                const int pgB = !MC && nextB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 3) : 0;
                 V3_TR(0, i >> 1, 0);
                 own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
                 named_bar_arrive(BAR_PA, CONSUMERS);
@@ -1491,8 +1531,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-                const int pgA = !MC && nextA && own == 0 ? __ldg(bt + kr.b0 + i + 2) : 0;
-                const int pgB = !MC && nextB && own == 0 ? __ldg(bt + kr.b0 + i + 3) : 0;
+                const int pgA = !MC && nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
+                const int pgB = !MC && nextB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 3) : 0;
                 if (OPT & OPT_SPEC_B) {
                     // Softmax B against the running max before page A (mp), while consumer 0
                     // does softmax A; checked against page A's max below.

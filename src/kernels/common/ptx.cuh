@@ -277,6 +277,40 @@ __device__ __forceinline__ void pdl_launch_dependents() { asm volatile("griddepc
 template <int N = 0>
 __device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
 
+// A 32-bit global load that ptxas keeps behind griddepcontrol.wait: __ldg's non-coherent load
+// (LDG.E.CONSTANT) assumes the data never changes during the grid, and FlashMLA reports ptxas
+// hoisting such loads above the wait. Kernels launched with PDL read their inputs with this.
+template <int N = 0>
+__device__ __forceinline__ int ld_global_s32(const int *p)
+{
+    int v;
+    asm volatile("ld.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p));  // (volatile: kept after the wait's asm)
+    return v;
+}
+
+// Fetch a TMA descriptor (a __grid_constant__ kernel parameter) ahead of its first use.
+template <int N = 0>
+__device__ __forceinline__ void prefetch_tensormap(const void *tmap)
+{
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmap) : "memory");
+}
+
+// Bring one TMA box into L2 without a destination or barrier. The TMA unit clips the box to the
+// tensor, so coordinates from an unsynchronised read can cost a useless prefetch, never a fault.
+template <int N = 0>
+__device__ __forceinline__ void tma_prefetch_l2_2d(const void *tmap, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(tmap), "r"(c0), "r"(c1)
+                 : "memory");
+}
+template <int N = 0>
+__device__ __forceinline__ void tma_prefetch_l2_4d(const void *tmap, int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(tmap), "r"(c0),
+                 "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+
 // D(64x32, fp32) (+)= A(64x16, smem) * B(16x32, smem); scale_d = 0 overwrites D.
 // TRANS_B = 1: B is MN-major in shared memory (V stored token-major), else K-major.
 template <int TRANS_B>

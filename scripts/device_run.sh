@@ -12,7 +12,7 @@
 # sanitizer runs only; MLA_VAR3_SANITIZE_TILING (default splits=2; empty: each version's default
 # plan) overrides the tiling of every sanitizer case: the default plans give the small grid's
 # tiny problems one page per split, which reaches neither a full page pair nor flash_mla_v12's
-# split merge, and a default plan with two splits needs ~100 CTAs, too slow under racecheck; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all, MLA_VAR3_BENCH_PASSES=N runs it N times (--passes), MLA_VAR3_BENCH_PAGES=sequential lays the caches' pages out in order (--pages), MLA_BENCH_LIMIT (default 300 s) caps bench-all. The whole
+# split merge, and a default plan with two splits needs ~100 CTAs, too slow under racecheck; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all, MLA_VAR3_BENCH_PASSES=N runs it N times (--passes), MLA_VAR3_BENCH_PAGES=sequential lays the caches' pages out in order (--pages), MLA_BENCH_LIMIT (default 300 s) caps bench-all, MLA_VAR3_SANITIZE_TOOLS=a,b picks the sanitizer tools, MLA_VAR3_TIME_CALLS=N the calls a timed graph holds (the CLI's default 8). The whole
 # script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
 # is left, and a step with no time left is skipped and says so (ctest's own limit: MLA_CTEST_LIMIT, default 300 s). A short summary table is
 # printed last. $OUT gets five files (the device tool returns at most 8):
@@ -243,7 +243,9 @@ do_sanitize() {
     note sanitizer "compute-sanitizer missing"; return
   fi
   local tool lim
-  for tool in memcheck racecheck synccheck; do
+  # MLA_VAR3_SANITIZE_TOOLS=memcheck,synccheck: a subset (racecheck takes longest)
+  local tools=${MLA_VAR3_SANITIZE_TOOLS:-memcheck,racecheck,synccheck}
+  for tool in ${tools//,/ }; do
     local log="$EXTRA/sanitizer_$tool.log"
     : >"$log"
     case $tool in memcheck) lim=90 ;; racecheck) lim=90 ;; *) lim=60 ;; esac

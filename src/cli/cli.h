@@ -83,6 +83,11 @@ int cli_gpu_set_device(int dev);
 /* The symbol of a __global__ function (cudaFuncGetName, CUDA 12.3+): 0 ok, -1 unknown. */
 int cli_gpu_func_name(const void *func, char *buf, size_t len);
 
+/* Calls a timed graph holds (mla_time_pipeline's min_calls): MLA_VAR3_TIME_CALLS (1..64) if set,
+ * else MLA_TIME_CALLS. Fewer calls make a shorter burst: the card then spends less of the
+ * measurement at its power cap (flash_mla devlog, eighteenth session). */
+int cli_time_calls(void);
+
 /* Roofline figures of one timing (shared by design runs and bench-all). */
 typedef struct cli_roofline {
     double flops, bytes;

@@ -261,7 +261,7 @@ static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int or
             continue;
         }
         double med = 0, mn = 0;
-        st = mla_time_pipeline(r->kv, &plan->tiling, dev, &in, ws, ~0u, 5, 30, MLA_TIME_CALLS, &med, &mn);
+        st = mla_time_pipeline(r->kv, &plan->tiling, dev, &in, ws, ~0u, 5, 30, cli_time_calls(), &med, &mn);
         cli_gpu_free(ws);
         mla_plan_destroy(plan);
         if (st != MLA_STATUS_OK) {

@@ -720,7 +720,7 @@ static int run_gpu(const cli_run_opts *o)
         int warm = prof == CLI_PROF_DISABLED ? 0 : child ? 1 : 10;
         int reps = prof == CLI_PROF_DISABLED ? 1 : child ? 2 : 50;
         /* one call a replay when run once or under a profiler's child (each launch profiled) */
-        int calls = prof == CLI_PROF_DISABLED || child ? 1 : MLA_TIME_CALLS;
+        int calls = prof == CLI_PROF_DISABLED || child ? 1 : cli_time_calls();
         double med = 0, mn = 0;
         st = mla_time_pipeline(c.kv, &c.tiling, &dev, &in, ws, ~0u, warm, reps, calls, &med, &mn);
         if (st != MLA_STATUS_OK) {

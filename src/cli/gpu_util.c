@@ -3,8 +3,10 @@
  * kept here so that no other CLI file includes a CUDA header.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <cuda_runtime_api.h>
 #include "cli.h"
+#include "autotune.h"
 
 int cli_gpu_alloc(void **p, size_t bytes, char *why, size_t why_len)
 {
@@ -42,4 +44,11 @@ int cli_gpu_func_name(const void *func, char *buf, size_t len)
     (void)func; (void)buf; (void)len;
 #endif
     return -1;
+}
+
+int cli_time_calls(void)
+{
+    const char *e = getenv("MLA_VAR3_TIME_CALLS");
+    int n = e ? atoi(e) : 0;
+    return n >= 1 && n <= 64 ? n : MLA_TIME_CALLS;
 }

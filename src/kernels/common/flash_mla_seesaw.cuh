@@ -1287,15 +1287,17 @@ __device__ __forceinline__ int bt_at(const int *p)
     return PDLM ? ld_global_s32(p) : __ldg(p);
 }
 
-// PDLM (flash_mla_v30, v31): the CTA is launched with PDL (fmh::Version::pdl) and waits for the
+// PDLM (flash_mla_v30): the CTA is launched with PDL (fmh::Version::pdl) and waits for the
 // previous grid before it reads or writes global memory; the barrier set-up, the descriptors'
-// fetch and the register hand-over run before that, under the previous kernel's tail.
-//   PDLM_WAIT: that alone (FlashMLA's main kernel does the same).
-//   PDLM_PREFETCH: also, before the wait, one thread asks L2 for the CTA's Q tile and first two
-//     pages (cp.async.bulk.prefetch.tensor). The block table and lengths it reads then may still
-//     be in the previous kernel's hands: a wrong page costs one useless prefetch (the TMA unit
-//     clips boxes to the tensor), never a wrong result; everything is read again after the wait.
-enum : int { PDLM_OFF = 0, PDLM_WAIT = 1, PDLM_PREFETCH = 2 };
+// fetch and the register hand-over run before that, under the previous kernel's tail (FlashMLA's
+// main kernel does the same).
+// Measured and removed (eighteenth session, flash_mla_v31): one thread also asking L2 for the
+// CTA's Q tile and first two pages before the wait (27 cp.async.bulk.prefetch.tensor boxes; the
+// lengths and block table read unsynchronised, a wrong page only a useless prefetch). Four
+// bench-all passes against v30 in the same call: b=32,s=2 131.9 against 126.4 us, s=4 251.9
+// against 248.9, s=8 494.4 against 488.1, no row faster beyond the spread. The fourth L2
+// prefetch of this kernel that cost more than it saved (v7, v13, v23 above).
+enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
 template <bool SCHED, int OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
@@ -1359,20 +1361,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (tid == 128) {
             prefetch_tensormap(tmap);
             prefetch_tensormap(qmap);
-            if (PDLM == PDLM_PREFETCH) {
-                const int r = blockIdx.z;
-                LatentPolicy<DA, DB> pol(&a, r);
-                const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
-#pragma unroll 1
-                for (int c = 0; c < NBOX; ++c) tma_prefetch_l2_4d(qmap, c * 64, kr.m0 % a.h, kr.m0 / a.h, r);
-                const int *bt = a.block_table + (long long)r * a.bt_stride;
-#pragma unroll 1
-                for (int j = kr.b0; j < kr.b0 + 2 && j < kr.b1; ++j) {
-                    const int page = ld_global_s32(bt + j);
-#pragma unroll 1
-                    for (int c = 0; c < NBOX; ++c) tma_prefetch_l2_2d(tmap, c * 64, page * BN);
-                }
-            }
         }
         pdl_wait();
     }

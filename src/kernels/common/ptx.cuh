@@ -295,22 +295,6 @@ __device__ __forceinline__ void prefetch_tensormap(const void *tmap)
     asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmap) : "memory");
 }
 
-// Bring one TMA box into L2 without a destination or barrier. The TMA unit clips the box to the
-// tensor, so coordinates from an unsynchronised read can cost a useless prefetch, never a fault.
-template <int N = 0>
-__device__ __forceinline__ void tma_prefetch_l2_2d(const void *tmap, int c0, int c1)
-{
-    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(tmap), "r"(c0), "r"(c1)
-                 : "memory");
-}
-template <int N = 0>
-__device__ __forceinline__ void tma_prefetch_l2_4d(const void *tmap, int c0, int c1, int c2, int c3)
-{
-    asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(tmap), "r"(c0),
-                 "r"(c1), "r"(c2), "r"(c3)
-                 : "memory");
-}
-
 // D(64x32, fp32) (+)= A(64x16, smem) * B(16x32, smem); scale_d = 0 overwrites D.
 // TRANS_B = 1: B is MN-major in shared memory (V stored token-major), else K-major.
 template <int TRANS_B>

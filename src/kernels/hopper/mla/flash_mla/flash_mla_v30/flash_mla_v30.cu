@@ -42,6 +42,6 @@ constexpr fmh::Version kVersion = {"flash_mla_v30", nullptr,     0,         fmh:
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v30, 30, 1,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v30, 30, 0,
                  "hopper: v19's kernels launched with PDL (griddepcontrol.wait after the prologue): the launch and "
                  "the CTAs' set-up overlap the previous kernel")

@@ -284,12 +284,13 @@ static char *markdown(const grid *g, const char *devname, const char *peak_src, 
     char *s = malloc(cap);
     n += (size_t)snprintf(s + n, cap - n,
                           "# mla_var3 bench-all on %s\n\nRoofline floor at %s peaks: %.0f TFLOP/s, %.0f GB/s. "
-                          "Times: median of 30 CUDA-graph replays (warm-up 5), whole pipeline; %d pass%s of the "
+                          "Times: median of 30 CUDA-graph replays (warm-up 5) of %d calls each, whole pipeline; "
+                          "%d pass%s of the "
                           "grid, a row's us the median of its passes (range in the last column); a problem's "
                           "versions ran %s. Paged caches: %s. FlashMLA figures from ANCHORS.md.\n\n"
                           "| design | version | b | h | t | s | n | us | TFLOP/s | GB/s | floor us | %% floor | FlashMLA us | FlashMLA/ours | tiling | passes (min-max us) |\n"
                           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                          devname, peak_src, tf, gbs, passes, passes == 1 ? "" : "es",
+                          devname, peak_src, tf, gbs, cli_time_calls(), passes, passes == 1 ? "" : "es",
                           alternate ? (passes > 1 ? "in registry order, reversed on every second problem and "
                                                     "every second pass"
                                                   : "in registry order, reversed on every second problem")
@@ -502,9 +503,11 @@ int cli_cmd_bench(int argc, char **argv)
         free(g.r);
         return 0;
     }
-    fprintf(stderr, "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s, pages %s\n",
+    fprintf(stderr,
+            "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s, pages %s, %d calls a "
+            "replay\n",
             dev.name, g.n, peak_src, tf, gbs, alternate ? "alternate" : "registry", passes, passes == 1 ? "" : "es",
-            pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random");
+            pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random", cli_time_calls());
     for (int p = 0; p < passes; p++) {
         exec_order(&g, alternate, p & 1, ord);
         if (passes > 1) fprintf(stderr, " pass %d of %d\n", p + 1, passes);

@@ -731,7 +731,7 @@ static int run_gpu(const cli_run_opts *o)
             cli_info("ran once: %.1f us (one replay; --prof_type=event gives a median)\n", med);
             cJSON_AddNumberToObject(tm, "once_us", med);
         } else {
-            cli_info("total: %.1f us (median of %d, min %.1f)\n", med, reps, mn);
+            cli_info("total: %.1f us (median of %d replays of %d calls, min %.1f)\n", med, reps, calls, mn);
             cJSON_AddNumberToObject(tm, "total_us", med);
             cJSON_AddNumberToObject(tm, "min_us", mn);
             cJSON *stj = cJSON_AddObjectToObject(tm, "stages");

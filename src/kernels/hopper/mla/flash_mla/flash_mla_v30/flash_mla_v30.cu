@@ -12,6 +12,10 @@
 // Block-table entries are read by coherent loads behind the wait (bt_at), not __ldg.
 // Prediction: 1-3 us a call on every row (the launch gap, ~2-4 % of b=32,s=1, <0.3 % at s>=16);
 // the pair loops' SASS unchanged but for the block-table loads.
+// Measured (H200, 2026-12-01, same calls as v19): b=32,s=1 1.0-1.4 us faster in three bench-all
+// comparisons and 1.2 us in a 7-round A/B (64.3-64.5 against 65.5-65.7 us); s=2 0.7-2.4 us; the
+// other rows within the passes' spread. The default from the eighteenth session
+// (docs/kernels/flash_mla.md).
 #include "flash_mla_seesaw.cuh"
 
 namespace {

@@ -5,11 +5,11 @@
  * fails is recorded with its reason and skipped; a sticky CUDA error (the context is lost)
  * stops the tuning, since nothing after it could run.
  *
- * Timing: 3 warm-up replays, then 20 timed replays, median. Each replay already makes `copies`
- * pipeline calls (>= 2, rotating over > 2x L2 of inputs), so a candidate runs >= 46 calls; for
- * kernels of 50-5000 us the per-replay spread is ~1-2 % and a median of 20 is stable to well
- * under the gaps between candidates worth choosing, while a 5 ms kernel x 16 copies still tunes
- * a candidate in ~2 s.
+ * Timing: 3 warm-up replays, then 20 timed replays, median. Each replay makes at least
+ * MLA_TIME_CALLS (8) pipeline calls, rotating over the input copies (>= 2, > 2x L2 of inputs), as
+ * bench-all times them, so a candidate runs >= 184 calls; for kernels of 50-5000 us the
+ * per-replay spread is ~1-2 % and a median of 20 is stable to well under the gaps between
+ * candidates worth choosing, while a 5 ms kernel still tunes a candidate in ~1 s.
  */
 #include <string.h>
 #include <stdio.h>

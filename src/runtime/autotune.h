@@ -56,6 +56,15 @@ mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
  * overlaps its start with the kernel before it, which a graph boundary does not allow). */
 #define MLA_TIME_CALLS 8
 
+/* Time a version's pipeline as triton.testing.do_bench does: eager calls on one input copy, each
+ * after a 256 MB memset that evicts the L2 and between its own pair of events; warm_ms of
+ * warm-up, then about rep_ms of timed calls (10..2000 of them, sized by a five-call estimate);
+ * the median and minimum per call, and how many were timed (reps_out, may be NULL). */
+mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
+                            const mla_device_info *dev, const mla_dev_inputs *in,
+                            void *workspace, unsigned stage_mask, double warm_ms, double rep_ms,
+                            int *reps_out, double *median_us, double *min_us);
+
 typedef struct mla_tune_entry {
     mla_tiling tiling;
     int ok;                       /* 1: launched, timed */

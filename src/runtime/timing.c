@@ -5,6 +5,13 @@
  * than the L2 (a call does not find the previous call's inputs cached); launch overhead is the
  * graph's, as a user capturing their decode step pays it. calls = copies rounded up to at least
  * min_calls. Each timed replay has its own pair of events; per-call time = replay time / calls.
+ *
+ * mla_time_flushed: the other common method (triton.testing.do_bench, which FlashMLA's and
+ * FlashInfer's benchmark scripts use): eager calls, each after a 256 MB memset that evicts the L2,
+ * each between its own pair of events; the median per call. The card then alternates a
+ * memory-bound memset with the call, so a compute-bound call runs less of its time at the power
+ * cap than inside a graph of back-to-back calls: the two methods differ by up to ~10 % on short
+ * compute-bound rows (flash_mla devlog, nineteenth session).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +141,131 @@ done:
         cudaGraphExecDestroy(exec);
     if (graph)
         cudaGraphDestroy(graph);
+    if (stream)
+        cudaStreamDestroy(stream);
+    return st;
+}
+
+/* The L2 flush of mla_time_flushed: as triton.testing.do_bench's cache buffer, 256 MB. */
+#define FLUSH_BYTES ((size_t)256 << 20)
+
+mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
+                            const mla_device_info *dev, const mla_dev_inputs *in,
+                            void *workspace, unsigned stage_mask, double warm_ms, double rep_ms,
+                            int *reps_out, double *median_us, double *min_us)
+{
+    if (!kv || !t || !in || !kv->launch || in->copies < 1 || in->copies > MLA_MAX_INPUT_COPIES ||
+        !(warm_ms >= 0) || !(rep_ms > 0) || rep_ms > 60000)
+        return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_time_flushed: bad arguments");
+
+    mla_status st = MLA_STATUS_OK;
+    cudaStream_t stream = NULL;
+    void *flush = NULL;
+    cudaEvent_t *ev = NULL;
+    int num_ev = 0, reps = 0;
+    double *times = NULL;
+    mla_launch_args args;
+    size_t ws = kv->workspace_bytes ? kv->workspace_bytes(t, &in->pb, dev) : 0;
+    if (ws > 0 && !workspace)
+        return mla_fail(MLA_STATUS_WORKSPACE_TOO_SMALL,
+                        "mla_time_flushed: %s needs %zu bytes of workspace, got none", kv->name, ws);
+
+    TCHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    TCHECK(cudaMalloc(&flush, FLUSH_BYTES), "cudaMalloc (L2 flush buffer)");
+    args.pb = &in->pb;
+    args.tensors = in->tensors[0];   /* one input set, as do_bench: the flush makes it cold */
+    args.workspace = workspace;
+    args.workspace_bytes = ws;
+    args.stream = (void *)stream;
+    args.stage_mask = stage_mask;
+    args.dev = dev;
+
+    /* Estimate a flush + call from five of them (do_bench's estimate), then size the warm-up and
+     * the timed runs by time. */
+    {
+        cudaEvent_t e0 = NULL, e1 = NULL;
+        float ms = 0.f;
+        TCHECK(cudaEventCreate(&e0), "cudaEventCreate");
+        if (cudaEventCreate(&e1) != cudaSuccess) {
+            cudaEventDestroy(e0);
+            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaEventCreate", kv->name);
+            goto done;
+        }
+        st = kv->launch(t, &args);   /* the first call alone: its own error text if it fails */
+        if (st == MLA_STATUS_OK && cudaStreamSynchronize(stream) != cudaSuccess)
+            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: eager launch: %s", kv->name,
+                          cudaGetErrorString(cudaGetLastError()));
+        if (st == MLA_STATUS_OK && cudaEventRecord(e0, stream) != cudaSuccess)
+            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaEventRecord", kv->name);
+        for (int i = 0; i < 5 && st == MLA_STATUS_OK; i++) {
+            if (cudaMemsetAsync(flush, 0, FLUSH_BYTES, stream) != cudaSuccess)
+                st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaMemsetAsync", kv->name);
+            else
+                st = kv->launch(t, &args);
+        }
+        if (st == MLA_STATUS_OK &&
+            (cudaEventRecord(e1, stream) != cudaSuccess || cudaEventSynchronize(e1) != cudaSuccess ||
+             cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess))
+            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: estimate: %s", kv->name,
+                          cudaGetErrorString(cudaGetLastError()));
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        if (st != MLA_STATUS_OK)
+            goto done;
+        double per = ms / 5.0 > 1e-3 ? ms / 5.0 : 1e-3;
+        int warm = (int)(warm_ms / per);
+        reps = (int)(rep_ms / per);
+        if (warm > 10000) warm = 10000;
+        if (reps < 10) reps = 10;
+        if (reps > 2000) reps = 2000;
+        for (int i = 0; i < warm; i++) {
+            TCHECK(cudaMemsetAsync(flush, 0, FLUSH_BYTES, stream), "cudaMemsetAsync (warm-up)");
+            st = kv->launch(t, &args);
+            if (st != MLA_STATUS_OK)
+                goto done;
+        }
+    }
+
+    ev = (cudaEvent_t *)calloc((size_t)2 * reps, sizeof *ev);
+    times = (double *)malloc((size_t)reps * sizeof *times);
+    if (!ev || !times) {
+        st = mla_fail(MLA_STATUS_OUT_OF_MEMORY, "mla_time_flushed: host malloc failed");
+        goto done;
+    }
+    for (; num_ev < 2 * reps; num_ev++)
+        TCHECK(cudaEventCreate(&ev[num_ev]), "cudaEventCreate");
+    for (int i = 0; i < reps; i++) {
+        TCHECK(cudaMemsetAsync(flush, 0, FLUSH_BYTES, stream), "cudaMemsetAsync");
+        TCHECK(cudaEventRecord(ev[2 * i], stream), "cudaEventRecord");
+        st = kv->launch(t, &args);
+        if (st != MLA_STATUS_OK)
+            goto done;
+        TCHECK(cudaEventRecord(ev[2 * i + 1], stream), "cudaEventRecord");
+    }
+    TCHECK(cudaStreamSynchronize(stream), "timed calls");
+    TCHECK(cudaGetLastError(), "timed calls");
+    for (int i = 0; i < reps; i++) {
+        float ms = 0.f;
+        TCHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]), "cudaEventElapsedTime");
+        times[i] = (double)ms * 1000.0;
+    }
+    qsort(times, (size_t)reps, sizeof *times, cmp_double);
+    if (median_us)
+        *median_us = (reps % 2) ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    if (min_us)
+        *min_us = times[0];
+    if (reps_out)
+        *reps_out = reps;
+
+done:
+    if (stream)
+        cudaStreamSynchronize(stream);   /* nothing in flight when the events and buffer go */
+    for (int i = 0; i < num_ev; i++)
+        cudaEventDestroy(ev[i]);
+    free(ev);
+    free(times);
+    if (flush)
+        cudaFree(flush);
     if (stream)
         cudaStreamDestroy(stream);
     return st;

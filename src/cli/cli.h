@@ -87,6 +87,16 @@ int cli_gpu_func_name(const void *func, char *buf, size_t len);
  * else MLA_TIME_CALLS. Fewer calls make a shorter burst: the card then spends less of the
  * measurement at its power cap (flash_mla devlog, eighteenth session). */
 int cli_time_calls(void);
+/* MLA_VAR3_TIME_MODE=flush: totals are timed by mla_time_flushed (triton.testing.do_bench's
+ * method: eager calls, each after a 256 MB L2 flush, 25 ms warm-up and ~100 ms timed) instead of
+ * by graph replay. */
+struct mla_dev_inputs;
+int cli_time_flush(void);
+/* A pipeline's total time in the mode above (warm, reps, calls: the graph mode's counts); `how`
+ * gets a phrase saying how it was timed. */
+mla_status cli_time_total(const mla_kernel_version *kv, const mla_tiling *t, const mla_device_info *dev,
+                          const struct mla_dev_inputs *in, void *ws, int warm, int reps, int calls, double *med,
+                          double *mn, char *how, size_t how_len);
 
 /* Roofline figures of one timing (shared by design runs and bench-all). */
 typedef struct cli_roofline {

@@ -261,7 +261,7 @@ static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int or
             continue;
         }
         double med = 0, mn = 0;
-        st = mla_time_pipeline(r->kv, &plan->tiling, dev, &in, ws, ~0u, 5, 30, cli_time_calls(), &med, &mn);
+        st = cli_time_total(r->kv, &plan->tiling, dev, &in, ws, 5, 30, cli_time_calls(), &med, &mn, NULL, 0);
         cli_gpu_free(ws);
         mla_plan_destroy(plan);
         if (st != MLA_STATUS_OK) {
@@ -277,6 +277,18 @@ static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int or
     if (have_in) mla_dev_inputs_destroy(&in);
 }
 
+/* How the rows were timed, for the log and the markdown header. */
+static const char *timing_phrase(void)
+{
+    static char buf[160];
+    if (cli_time_flush())
+        snprintf(buf, sizeof buf, "timed as triton.testing.do_bench (eager calls, each after a 256 MB L2 flush; "
+                                  "median of ~100 ms of calls)");
+    else
+        snprintf(buf, sizeof buf, "median of 30 CUDA-graph replays (warm-up 5) of %d calls each", cli_time_calls());
+    return buf;
+}
+
 static char *markdown(const grid *g, const char *devname, const char *peak_src, double tf, double gbs, int alternate,
                       int passes, mla_page_order pages)
 {
@@ -284,13 +296,13 @@ static char *markdown(const grid *g, const char *devname, const char *peak_src, 
     char *s = malloc(cap);
     n += (size_t)snprintf(s + n, cap - n,
                           "# mla_var3 bench-all on %s\n\nRoofline floor at %s peaks: %.0f TFLOP/s, %.0f GB/s. "
-                          "Times: median of 30 CUDA-graph replays (warm-up 5) of %d calls each, whole pipeline; "
+                          "Times: %s, whole pipeline; "
                           "%d pass%s of the "
                           "grid, a row's us the median of its passes (range in the last column); a problem's "
                           "versions ran %s. Paged caches: %s. FlashMLA figures from ANCHORS.md.\n\n"
                           "| design | version | b | h | t | s | n | us | TFLOP/s | GB/s | floor us | %% floor | FlashMLA us | FlashMLA/ours | tiling | passes (min-max us) |\n"
                           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                          devname, peak_src, tf, gbs, cli_time_calls(), passes, passes == 1 ? "" : "es",
+                          devname, peak_src, tf, gbs, timing_phrase(), passes, passes == 1 ? "" : "es",
                           alternate ? (passes > 1 ? "in registry order, reversed on every second problem and "
                                                     "every second pass"
                                                   : "in registry order, reversed on every second problem")
@@ -504,10 +516,9 @@ int cli_cmd_bench(int argc, char **argv)
         return 0;
     }
     fprintf(stderr,
-            "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s, pages %s, %d calls a "
-            "replay\n",
+            "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s, pages %s, %s\n",
             dev.name, g.n, peak_src, tf, gbs, alternate ? "alternate" : "registry", passes, passes == 1 ? "" : "es",
-            pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random", cli_time_calls());
+            pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random", timing_phrase());
     for (int p = 0; p < passes; p++) {
         exec_order(&g, alternate, p & 1, ord);
         if (passes > 1) fprintf(stderr, " pass %d of %d\n", p + 1, passes);
@@ -535,6 +546,8 @@ int cli_cmd_bench(int argc, char **argv)
     cJSON_AddStringToObject(o, "order", alternate ? "alternate" : "registry");
     cJSON_AddNumberToObject(o, "passes", passes);
     cJSON_AddStringToObject(o, "pages", pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random");
+    cJSON_AddStringToObject(o, "timing", cli_time_flush() ? "flush" : "graph");
+    cJSON_AddStringToObject(o, "timing_method", timing_phrase());
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     for (int i = 0; i < g.n; i++) {
         const brow *r = &g.r[i];

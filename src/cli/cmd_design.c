@@ -722,7 +722,11 @@ static int run_gpu(const cli_run_opts *o)
         /* one call a replay when run once or under a profiler's child (each launch profiled) */
         int calls = prof == CLI_PROF_DISABLED || child ? 1 : cli_time_calls();
         double med = 0, mn = 0;
-        st = mla_time_pipeline(c.kv, &c.tiling, &dev, &in, ws, ~0u, warm, reps, calls, &med, &mn);
+        char how[128] = "";
+        if (prof == CLI_PROF_DISABLED || child)
+            st = mla_time_pipeline(c.kv, &c.tiling, &dev, &in, ws, ~0u, warm, reps, calls, &med, &mn);
+        else
+            st = cli_time_total(c.kv, &c.tiling, &dev, &in, ws, warm, reps, calls, &med, &mn, how, sizeof how);
         if (st != MLA_STATUS_OK) {
             fprintf(stderr, "mla_var3: run failed: %s\n", mla_last_error());
             cJSON_AddStringToObject(res, "error", mla_last_error());
@@ -731,7 +735,8 @@ static int run_gpu(const cli_run_opts *o)
             cli_info("ran once: %.1f us (one replay; --prof_type=event gives a median)\n", med);
             cJSON_AddNumberToObject(tm, "once_us", med);
         } else {
-            cli_info("total: %.1f us (median of %d replays of %d calls, min %.1f)\n", med, reps, calls, mn);
+            cli_info("total: %.1f us (%s, min %.1f)\n", med, how, mn);
+            cJSON_AddStringToObject(tm, "method", cli_time_flush() ? "flush" : "graph");
             cJSON_AddNumberToObject(tm, "total_us", med);
             cJSON_AddNumberToObject(tm, "min_us", mn);
             cJSON *stj = cJSON_AddObjectToObject(tm, "stages");

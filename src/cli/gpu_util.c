@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cuda_runtime_api.h>
 #include "cli.h"
 #include "autotune.h"
@@ -44,6 +45,29 @@ int cli_gpu_func_name(const void *func, char *buf, size_t len)
     (void)func; (void)buf; (void)len;
 #endif
     return -1;
+}
+
+int cli_time_flush(void)
+{
+    const char *e = getenv("MLA_VAR3_TIME_MODE");
+    return e && strcmp(e, "flush") == 0;
+}
+
+mla_status cli_time_total(const mla_kernel_version *kv, const mla_tiling *t, const mla_device_info *dev,
+                          const struct mla_dev_inputs *in, void *ws, int warm, int reps, int calls, double *med,
+                          double *mn, char *how, size_t how_len)
+{
+    mla_status st;
+    if (cli_time_flush()) {
+        int n = 0;
+        /* triton.testing.do_bench's defaults: 25 ms of warm-up, 100 ms of timed calls */
+        st = mla_time_flushed(kv, t, dev, in, ws, ~0u, 25.0, 100.0, &n, med, mn);
+        if (how) snprintf(how, how_len, "median of %d eager calls, each after a 256 MB L2 flush", n);
+    } else {
+        st = mla_time_pipeline(kv, t, dev, in, ws, ~0u, warm, reps, calls, med, mn);
+        if (how) snprintf(how, how_len, "median of %d replays of %d calls", reps, calls);
+    }
+    return st;
 }
 
 int cli_time_calls(void)

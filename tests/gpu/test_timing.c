@@ -1,0 +1,109 @@
+/*
+ * test_timing: the two timing methods of the runtime (src/runtime/timing.c) on the GPU.
+ *   mla_time_pipeline: CUDA-graph replays of >= min_calls calls (the bench's and autotuner's).
+ *   mla_time_flushed:  eager calls, each after a 256 MB L2 flush (triton.testing.do_bench's way).
+ * For each design's default version on a small problem: both return OK with 0 < min <= median,
+ * the flushed one times 10..2000 calls, each leaves no CUDA error behind, and bad arguments are
+ * refused with their status (INVALID_ARGUMENT, WORKSPACE_TOO_SMALL). test_graph and test_kernels
+ * check the results of the same launches. Times themselves are never asserted (a benchmark
+ * reports, it does not pass or fail on speed). Exit 77 with no GPU.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "mla_var3.h"
+#include "autotune.h"
+#include "plan.h"
+#include "device.h"
+
+static int passed, failed;
+
+#define EXPECT(cond, ...)                                                                           \
+    do {                                                                                            \
+        if (cond) {                                                                                 \
+            passed++;                                                                               \
+        } else {                                                                                    \
+            failed++;                                                                               \
+            printf("FAIL %s: ", name);                                                              \
+            printf(__VA_ARGS__);                                                                    \
+            printf("\n");                                                                           \
+        }                                                                                           \
+    } while (0)
+
+static void run_design(mla_design design, int ordinal)
+{
+    char name[96];
+    mla_problem pb;
+    mla_problem_init(&pb, design);
+    pb.b = 2, pb.s = 2, pb.t = 256, pb.h = 128, pb.causal = 1;
+    pb.n = design == MLA_DESIGN_MLA_VAR6_PLUS ? pb.t / 2 : 0;
+    snprintf(name, sizeof name, "%s b=%d s=%d t=%d h=%d", mla_design_name(design), pb.b, pb.s, pb.t, pb.h);
+
+    mla_plan_options po;
+    mla_plan_options_init(&po);
+    po.device = ordinal;
+    mla_plan_t plan = NULL;
+    if (mla_plan_create_internal(&pb, &po, &plan) != MLA_STATUS_OK) {
+        printf("SKIP %s: plan: %s\n", name, mla_last_error());
+        return;
+    }
+    mla_dev_inputs in;
+    memset(&in, 0, sizeof in);
+    void *ws = NULL;
+    if (mla_dev_inputs_create_paged(&plan->pb, 0, 99, MLA_PAGES_RANDOM, &plan->dev, &in) != MLA_STATUS_OK) {
+        EXPECT(0, "inputs: %s", mla_last_error());
+        mla_plan_destroy(plan);
+        return;
+    }
+    if (plan->workspace_bytes && cudaMalloc(&ws, plan->workspace_bytes) != cudaSuccess) {
+        EXPECT(0, "workspace of %zu bytes", plan->workspace_bytes);
+        goto done;
+    }
+
+    double med = -1, mn = -1;
+    mla_status st = mla_time_pipeline(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2, 5, MLA_TIME_CALLS,
+                                      &med, &mn);
+    EXPECT(st == MLA_STATUS_OK, "graph timing: %s", mla_last_error());
+    EXPECT(st != MLA_STATUS_OK || (mn > 0 && mn <= med && isfinite(med)), "graph timing: min %g, median %g", mn, med);
+    EXPECT(cudaGetLastError() == cudaSuccess, "graph timing left a CUDA error");
+
+    int reps = -1;
+    med = mn = -1;
+    st = mla_time_flushed(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 20.0, &reps, &med, &mn);
+    EXPECT(st == MLA_STATUS_OK, "flushed timing: %s", mla_last_error());
+    EXPECT(st != MLA_STATUS_OK || (mn > 0 && mn <= med && isfinite(med)), "flushed timing: min %g, median %g", mn,
+           med);
+    EXPECT(st != MLA_STATUS_OK || (reps >= 10 && reps <= 2000), "flushed timing ran %d calls", reps);
+    EXPECT(cudaGetLastError() == cudaSuccess, "flushed timing left a CUDA error");
+
+    /* bad arguments: a status and a message, nothing launched */
+    st = mla_time_flushed(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 0.0, NULL, &med, &mn);
+    EXPECT(st == MLA_STATUS_INVALID_ARGUMENT, "rep_ms 0 gave status %d", (int)st);
+    st = mla_time_flushed(NULL, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 20.0, NULL, &med, &mn);
+    EXPECT(st == MLA_STATUS_INVALID_ARGUMENT, "no version gave status %d", (int)st);
+    if (plan->workspace_bytes) {
+        st = mla_time_flushed(plan->kv, &plan->tiling, &plan->dev, &in, NULL, ~0u, 2.0, 20.0, NULL, &med, &mn);
+        EXPECT(st == MLA_STATUS_WORKSPACE_TOO_SMALL, "no workspace gave status %d", (int)st);
+    }
+done:
+    if (ws) cudaFree(ws);
+    mla_dev_inputs_destroy(&in);
+    mla_plan_destroy(plan);
+}
+
+int main(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    run_design(MLA_DESIGN_FLASH_ATTENTION, 0);
+    run_design(MLA_DESIGN_FLASH_MLA, 0);
+    run_design(MLA_DESIGN_MLA_VAR6_PLUS, 0);
+    printf("test_timing: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -12,7 +12,7 @@
 # sanitizer runs only; MLA_VAR3_SANITIZE_TILING (default splits=2; empty: each version's default
 # plan) overrides the tiling of every sanitizer case: the default plans give the small grid's
 # tiny problems one page per split, which reaches neither a full page pair nor flash_mla_v12's
-# split merge, and a default plan with two splits needs ~100 CTAs, too slow under racecheck; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all, MLA_VAR3_BENCH_PASSES=N runs it N times (--passes), MLA_VAR3_BENCH_PAGES=sequential lays the caches' pages out in order (--pages), MLA_BENCH_LIMIT (default 300 s) caps bench-all, MLA_VAR3_SANITIZE_TOOLS=a,b picks the sanitizer tools, MLA_VAR3_TIME_CALLS=N the calls a timed graph holds (the CLI's default 8). The whole
+# split merge, and a default plan with two splits needs ~100 CTAs, too slow under racecheck; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all, MLA_VAR3_BENCH_PASSES=N runs it N times (--passes), MLA_VAR3_BENCH_PAGES=sequential lays the caches' pages out in order (--pages), MLA_BENCH_LIMIT (default 300 s) caps bench-all, MLA_VAR3_SANITIZE_TOOLS=a,b picks the sanitizer tools, MLA_VAR3_TIME_CALLS=N the calls a timed graph holds (the CLI's default 8), MLA_VAR3_BENCH_MODES=graph,flush the timing methods bench-all runs in (one file each). The whole
 # script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
 # is left, and a step with no time left is skipped and says so (ctest's own limit: MLA_CTEST_LIMIT, default 300 s). A short summary table is
 # printed last. $OUT gets five files (the device tool returns at most 8):
@@ -267,22 +267,32 @@ do_sanitize() {
 
 do_bench() {
   need_build
-  local t0=$(date +%s) log="$OUT/bench.txt" rc
-  : >"$log"
-  rm -rf /tmp/mla_bench
-  # measured ceilings first (cached), so the roofline columns use them; then the grid with
-  # each row's tuned tiling (MLA_VAR3_BENCH_AUTOTUNE=0 for the default tilings)
-  step 60 "$log" "$BUILD/mla_var3" devices --measure
-  local at=--autotune vs=()
-  [ "${MLA_VAR3_BENCH_AUTOTUNE:-1}" = 0 ] && at=
-  [ -n "${MLA_VAR3_BENCH_VERSIONS:-}" ] && vs=(--versions="$MLA_VAR3_BENCH_VERSIONS")
-  # MLA_VAR3_BENCH_PASSES=N: the grid N times, order flipped every second pass (a row's median)
-  vs+=(--passes="${MLA_VAR3_BENCH_PASSES:-1}" --pages="${MLA_VAR3_BENCH_PAGES:-random}")  # random|sequential
-  step "${MLA_BENCH_LIMIT:-300}" "$log" "$BUILD/mla_var3" bench-all --out=/tmp/mla_bench $at "${vs[@]}"
-  rc=$?
-  local dt=$(( $(date +%s) - t0 ))
-  note bench "rc=$rc (${dt} s), table below; files in logs.tgz/bench"
-  [ -d /tmp/mla_bench ] && cp -r /tmp/mla_bench "$EXTRA/bench"
+  local t0 log rc mode
+  # MLA_VAR3_BENCH_MODES=graph,flush: the grid once per timing method (MLA_VAR3_TIME_MODE:
+  # graph replay, the default, or triton do_bench's flushed eager calls) into bench.txt and
+  # bench_flush.txt
+  for mode in ${MLA_VAR3_BENCH_MODES:-graph}; do
+    mode=${mode//,/ }
+    for m in $mode; do
+      t0=$(date +%s)
+      log="$OUT/bench.txt"
+      [ "$m" = graph ] || log="$OUT/bench_$m.txt"
+      : >"$log"
+      rm -rf /tmp/mla_bench
+      # measured ceilings first (cached), so the roofline columns use them; then the grid with
+      # each row's tuned tiling (MLA_VAR3_BENCH_AUTOTUNE=0 for the default tilings)
+      step 60 "$log" "$BUILD/mla_var3" devices --measure
+      local at=--autotune vs=()
+      [ "${MLA_VAR3_BENCH_AUTOTUNE:-1}" = 0 ] && at=
+      [ -n "${MLA_VAR3_BENCH_VERSIONS:-}" ] && vs=(--versions="$MLA_VAR3_BENCH_VERSIONS")
+      # MLA_VAR3_BENCH_PASSES=N: the grid N times, order flipped every second pass (a row's median)
+      vs+=(--passes="${MLA_VAR3_BENCH_PASSES:-1}" --pages="${MLA_VAR3_BENCH_PAGES:-random}")  # random|sequential
+      MLA_VAR3_TIME_MODE=$m step "${MLA_BENCH_LIMIT:-300}" "$log" "$BUILD/mla_var3" bench-all --out=/tmp/mla_bench $at "${vs[@]}"
+      rc=$?
+      note "bench($m)" "rc=$rc ($(( $(date +%s) - t0 )) s), table below; files in logs.tgz/bench_$m"
+      [ -d /tmp/mla_bench ] && cp -r /tmp/mla_bench "$EXTRA/bench_$m"
+    done
+  done
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -304,7 +314,12 @@ fi
   echo "== device_run summary ($(( $(date +%s) - START )) s of $BUDGET s budget; stages: ${stages[*]}) =="
   printf '%s\n' "${SUMMARY[@]}"
   if [ -s "$EXTRA/failures.txt" ]; then echo "-- first failures --"; cat "$EXTRA/failures.txt"; fi
-  if [ -s "$OUT/bench.txt" ]; then echo "-- bench --"; sed -n '/^bench-all on/,/^# /p' "$OUT/bench.txt" | grep -v '^# '; fi
+  for f in "$OUT"/bench.txt "$OUT"/bench_*.txt; do
+    [ -s "$f" ] || continue
+    echo "-- $(basename "$f" .txt) --"; grep -m1 '^bench-all on' "$f"
+    grep '^| ' "$f" | awk -F'|' '$4 ~ /^ *[0-9]+ *$/ {
+      printf "%-16s b=%-3d h=%-3d t=%-4d s=%-3d %9.1f us  FlashMLA %7s  FlashMLA/ours %s\n", $3, $4, $5, $6, $7, $9, $14, $15 }'
+  done
 } >"$OUT/summary.txt"
 echo
 cat "$OUT/summary.txt"

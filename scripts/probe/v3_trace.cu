@@ -29,6 +29,7 @@ static ProbeFn probe_fn(int opt)
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
     case 180405503: return probe_cta<180405503>;
     case 4211967: return probe_cta<4211967>;
+    case 4211935: return probe_cta<4211935>;
     case 717276415: return probe_cta<717276415>;
     case 541082879: return probe_cta<541082879>;
     case 448840959: return probe_cta<448840959>;

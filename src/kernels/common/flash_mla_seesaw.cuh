@@ -1297,6 +1297,18 @@ __device__ __forceinline__ int bt_at(const int *p)
 // bench-all passes against v30 in the same call: b=32,s=2 131.9 against 126.4 us, s=4 251.9
 // against 248.9, s=8 494.4 against 488.1, no row faster beyond the spread. The fourth L2
 // prefetch of this kernel that cost more than it saved (v7, v13, v23 above).
+// Measured and removed (nineteenth session, flash_mla_v32): the first loads box by box. Q's nine
+// boxes on barriers of their own, requested interleaved with page A's (Q box c, A box c), and
+// the first S of each consumer waiting box by box, so that the first QK^T follows the loads.
+// The timeline probe (direct launches) had the first S_A 1700-2400 cycles sooner (9200-9500
+// against 10900-11600 at b=32,s=16 and s=2) and the CTA 2 % shorter; five-second sustained
+// runs at s=16 971.8-975.5 against 977.8-982.1 us a launch. But in bench-all (PDL launches in
+// graphs of 8 calls), 8 passes against v30 in the same call, it was 0-1 % slower on every row
+// (b=32,s=1 76.4 against 75.9 us, s=64 3886 against 3857), and 4 passes in the call before
+// the same. Without PDL too (v19 against v19 plus the option, 5 passes of bench-all, same call):
+// 0.5-1 % slower at s >= 4, 2-6 % at s = 1 and 2. So it is not the PDL launch; what differs from
+// the probe is the input (the probe: one input set, pages in order; bench-all: copies rotated
+// past the L2, pages in a random permutation). Which of the two makes it lose is not measured.
 enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
 template <bool SCHED, int OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>

@@ -15,7 +15,9 @@
 # runs the kernel for that many seconds under nvidia-smi sampling (power per version, sustained).
 # MLA_PROBE_SHAPES="b s h t; ..." replaces the timeline shapes (default "32 16 128 4096; 32 1 128
 # 4096; 128 1 16 8192"); MLA_PROBE_CMERGE_ONLY=1 builds only the split-merge kernels (opts 50431
-# and its variants: a quick build) and skips the TMA probe. Writes everything to $OUT/probe.txt.
+# and its variants: a quick build) and skips the TMA probe. MLA_PROBE_PAGES=random (read by the
+# probes themselves) permutes the caches' pages as bench-all does by default; without it they are
+# in order. Writes everything to $OUT/probe.txt.
 set -uo pipefail
 B=${1:-build}
 OUT=${OUT:-/tmp/out}

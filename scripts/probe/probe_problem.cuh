@@ -1,10 +1,13 @@
 // The decode problem of the timeline probes (scripts/probe/v3_trace.cu, v8_trace.cu, v22_trace.cu)
-// on the device: b requests of t tokens (uniform lengths, pages in order), s query tokens, h heads,
-// causal, scale 0.0721, fixed pseudo-random bf16 inputs, packed strides. Include after the kernel's
-// .cu (it uses its DQK, DA, DB and bf16).
+// on the device: b requests of t tokens (uniform lengths, pages in order; MLA_PROBE_PAGES=random
+// permutes them as bench-all's default does), s query tokens, h heads, causal, scale 0.0721, fixed
+// pseudo-random bf16 inputs, packed strides. Include after the kernel's .cu (it uses its DQK, DA,
+// DB and bf16).
 #pragma once
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 struct ProbeProblem {
@@ -22,6 +25,17 @@ inline ProbeProblem probe_problem(int b, int s, int h, int t)
     for (auto &v : hc) { x = x * 1664525u + 1013904223u; v = __float2bfloat16(((x >> 9) & 1023) / 1024.f - 0.5f); }
     std::vector<int> bt((size_t)b * ppr);
     for (int i = 0; i < b * ppr; ++i) bt[i] = i;
+    const char *pg = getenv("MLA_PROBE_PAGES");
+    if (pg && !strcmp(pg, "random")) {  // a fixed Fisher-Yates permutation of the physical pages
+        unsigned y = 2463534242u;
+        for (int i = b * ppr - 1; i > 0; --i) {
+            y ^= y << 13; y ^= y >> 17; y ^= y << 5;
+            const int j = (int)(y % (unsigned)(i + 1)), tmp = bt[i];
+            bt[i] = bt[j];
+            bt[j] = tmp;
+        }
+        printf("probe: pages in a random permutation (MLA_PROBE_PAGES=random)\n");
+    }
     ProbeProblem p = {};
     p.pb.design = MLA_DESIGN_FLASH_MLA;
     p.pb.b = b; p.pb.s = s; p.pb.t = t; p.pb.h = h; p.pb.k = DA; p.pb.p = DB; p.pb.page_size = 64; p.pb.causal = 1;

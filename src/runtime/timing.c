@@ -36,6 +36,44 @@ static int cmp_double(const void *a, const void *b)
         }                                                                                     \
     } while (0)
 
+/* 2 * reps events (a start and a stop a timed run) and reps times; *num_ev counts the events
+ * created, for the caller's clean-up, also on failure. */
+static mla_status events_alloc(const mla_kernel_version *kv, const char *fn, int reps, cudaEvent_t **ev,
+                               double **times, int *num_ev)
+{
+    *ev = (cudaEvent_t *)calloc((size_t)2 * reps, sizeof **ev);
+    *times = (double *)malloc((size_t)reps * sizeof **times);
+    if (!*ev || !*times)
+        return mla_fail(MLA_STATUS_OUT_OF_MEMORY, "%s: host malloc failed", fn);
+    for (; *num_ev < 2 * reps; (*num_ev)++) {
+        cudaError_t e = cudaEventCreate(&(*ev)[*num_ev]);
+        if (e != cudaSuccess)
+            return mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaEventCreate: %s", kv->name,
+                            cudaGetErrorString(e));
+    }
+    return MLA_STATUS_OK;
+}
+
+/* Each timed run's time over `calls` calls, in us, sorted; the median and minimum out. */
+static mla_status events_summary(const mla_kernel_version *kv, cudaEvent_t *ev, int reps, int calls,
+                                 double *times, double *median_us, double *min_us)
+{
+    for (int i = 0; i < reps; i++) {
+        float ms = 0.f;
+        cudaError_t e = cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]);
+        if (e != cudaSuccess)
+            return mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaEventElapsedTime: %s", kv->name,
+                            cudaGetErrorString(e));
+        times[i] = (double)ms * 1000.0 / calls;
+    }
+    qsort(times, (size_t)reps, sizeof *times, cmp_double);
+    if (median_us)
+        *median_us = (reps % 2) ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    if (min_us)
+        *min_us = times[0];
+    return MLA_STATUS_OK;
+}
+
 mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
                              const mla_device_info *dev, const mla_dev_inputs *in,
                              void *workspace, unsigned stage_mask, int warmup, int reps,
@@ -99,30 +137,16 @@ mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
         TCHECK(cudaGraphLaunch(exec, stream), "cudaGraphLaunch (warm-up)");
     TCHECK(cudaStreamSynchronize(stream), "warm-up replays");
 
-    ev = (cudaEvent_t *)calloc((size_t)2 * reps, sizeof *ev);
-    times = (double *)malloc((size_t)reps * sizeof *times);
-    if (!ev || !times) {
-        st = mla_fail(MLA_STATUS_OUT_OF_MEMORY, "mla_time_pipeline: host malloc failed");
+    st = events_alloc(kv, "mla_time_pipeline", reps, &ev, &times, &num_ev);
+    if (st != MLA_STATUS_OK)
         goto done;
-    }
-    for (; num_ev < 2 * reps; num_ev++)
-        TCHECK(cudaEventCreate(&ev[num_ev]), "cudaEventCreate");
     for (int i = 0; i < reps; i++) {
         TCHECK(cudaEventRecord(ev[2 * i], stream), "cudaEventRecord");
         TCHECK(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
         TCHECK(cudaEventRecord(ev[2 * i + 1], stream), "cudaEventRecord");
     }
     TCHECK(cudaStreamSynchronize(stream), "timed replays");
-    for (int i = 0; i < reps; i++) {
-        float ms = 0.f;
-        TCHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]), "cudaEventElapsedTime");
-        times[i] = (double)ms * 1000.0 / calls;
-    }
-    qsort(times, (size_t)reps, sizeof *times, cmp_double);
-    if (median_us)
-        *median_us = (reps % 2) ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
-    if (min_us)
-        *min_us = times[0];
+    st = events_summary(kv, ev, reps, calls, times, median_us, min_us);
 
 done:
     if (capturing) {
@@ -226,14 +250,9 @@ mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
         }
     }
 
-    ev = (cudaEvent_t *)calloc((size_t)2 * reps, sizeof *ev);
-    times = (double *)malloc((size_t)reps * sizeof *times);
-    if (!ev || !times) {
-        st = mla_fail(MLA_STATUS_OUT_OF_MEMORY, "mla_time_flushed: host malloc failed");
+    st = events_alloc(kv, "mla_time_flushed", reps, &ev, &times, &num_ev);
+    if (st != MLA_STATUS_OK)
         goto done;
-    }
-    for (; num_ev < 2 * reps; num_ev++)
-        TCHECK(cudaEventCreate(&ev[num_ev]), "cudaEventCreate");
     for (int i = 0; i < reps; i++) {
         TCHECK(cudaMemsetAsync(flush, 0, FLUSH_BYTES, stream), "cudaMemsetAsync");
         TCHECK(cudaEventRecord(ev[2 * i], stream), "cudaEventRecord");
@@ -244,17 +263,8 @@ mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
     }
     TCHECK(cudaStreamSynchronize(stream), "timed calls");
     TCHECK(cudaGetLastError(), "timed calls");
-    for (int i = 0; i < reps; i++) {
-        float ms = 0.f;
-        TCHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]), "cudaEventElapsedTime");
-        times[i] = (double)ms * 1000.0;
-    }
-    qsort(times, (size_t)reps, sizeof *times, cmp_double);
-    if (median_us)
-        *median_us = (reps % 2) ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
-    if (min_us)
-        *min_us = times[0];
-    if (reps_out)
+    st = events_summary(kv, ev, reps, 1, times, median_us, min_us);
+    if (st == MLA_STATUS_OK && reps_out)
         *reps_out = reps;
 
 done:

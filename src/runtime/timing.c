@@ -6,12 +6,12 @@
  * graph's, as a user capturing their decode step pays it. calls = copies rounded up to at least
  * min_calls. Each timed replay has its own pair of events; per-call time = replay time / calls.
  *
- * mla_time_flushed: the other common method (triton.testing.do_bench, which FlashMLA's and
- * FlashInfer's benchmark scripts use): eager calls, each after a 256 MB memset that evicts the L2,
- * each between its own pair of events; the median per call. The card then alternates a
- * memory-bound memset with the call, so a compute-bound call runs less of its time at the power
- * cap than inside a graph of back-to-back calls: the two methods differ by up to ~10 % on short
- * compute-bound rows (flash_mla devlog, nineteenth session).
+ * mla_time_flushed: the other common method (triton.testing.do_bench, which FlashMLA's test and
+ * benchmark scripts use): eager calls, each after a 256 MB memset that evicts the L2, each between
+ * its own pair of events; the median per call. Between calls the card runs a memory-bound memset
+ * instead of the next call. On the H200 the two methods differed by up to ~8 % on rows of ~100 us,
+ * in either direction, and the flushed medians repeated between device calls within 0.1-2.2 %
+ * where graph replays moved by up to 10 % (flash_mla devlog, nineteenth session).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -185,7 +185,7 @@ mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
     mla_status st = MLA_STATUS_OK;
     cudaStream_t stream = NULL;
     void *flush = NULL;
-    cudaEvent_t *ev = NULL;
+    cudaEvent_t *ev = NULL, est[2] = {NULL, NULL};   /* est: the estimate's start and stop */
     int num_ev = 0, reps = 0;
     double *times = NULL;
     mla_launch_args args;
@@ -206,43 +206,30 @@ mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
 
     /* Estimate a flush + call from five of them (do_bench's estimate), then size the warm-up and
      * the timed runs by time. */
-    {
-        cudaEvent_t e0 = NULL, e1 = NULL;
-        float ms = 0.f;
-        TCHECK(cudaEventCreate(&e0), "cudaEventCreate");
-        if (cudaEventCreate(&e1) != cudaSuccess) {
-            cudaEventDestroy(e0);
-            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaEventCreate", kv->name);
-            goto done;
-        }
-        st = kv->launch(t, &args);   /* the first call alone: its own error text if it fails */
-        if (st == MLA_STATUS_OK && cudaStreamSynchronize(stream) != cudaSuccess)
-            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: eager launch: %s", kv->name,
-                          cudaGetErrorString(cudaGetLastError()));
-        if (st == MLA_STATUS_OK && cudaEventRecord(e0, stream) != cudaSuccess)
-            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaEventRecord", kv->name);
-        for (int i = 0; i < 5 && st == MLA_STATUS_OK; i++) {
-            if (cudaMemsetAsync(flush, 0, FLUSH_BYTES, stream) != cudaSuccess)
-                st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaMemsetAsync", kv->name);
-            else
-                st = kv->launch(t, &args);
-        }
-        if (st == MLA_STATUS_OK &&
-            (cudaEventRecord(e1, stream) != cudaSuccess || cudaEventSynchronize(e1) != cudaSuccess ||
-             cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess))
-            st = mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: estimate: %s", kv->name,
-                          cudaGetErrorString(cudaGetLastError()));
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
+    TCHECK(cudaEventCreate(&est[0]), "cudaEventCreate");
+    TCHECK(cudaEventCreate(&est[1]), "cudaEventCreate");
+    st = kv->launch(t, &args);   /* the first call alone: its own error text if it fails */
+    if (st != MLA_STATUS_OK)
+        goto done;
+    TCHECK(cudaStreamSynchronize(stream), "eager launch");
+    TCHECK(cudaEventRecord(est[0], stream), "cudaEventRecord");
+    for (int i = 0; i < 5; i++) {
+        TCHECK(cudaMemsetAsync(flush, 0, FLUSH_BYTES, stream), "cudaMemsetAsync (estimate)");
+        st = kv->launch(t, &args);
         if (st != MLA_STATUS_OK)
             goto done;
-        double per = ms / 5.0 > 1e-3 ? ms / 5.0 : 1e-3;
-        int warm = (int)(warm_ms / per);
+    }
+    TCHECK(cudaEventRecord(est[1], stream), "cudaEventRecord");
+    TCHECK(cudaEventSynchronize(est[1]), "estimate");
+    {
+        float ms = 0.f;
+        TCHECK(cudaEventElapsedTime(&ms, est[0], est[1]), "cudaEventElapsedTime (estimate)");
+        const double per = ms / 5.0 > 1e-3 ? ms / 5.0 : 1e-3;
+        const double warm = warm_ms / per < 10000 ? warm_ms / per : 10000;
         reps = (int)(rep_ms / per);
-        if (warm > 10000) warm = 10000;
         if (reps < 10) reps = 10;
         if (reps > 2000) reps = 2000;
-        for (int i = 0; i < warm; i++) {
+        for (int i = 0; i < (int)warm; i++) {
             TCHECK(cudaMemsetAsync(flush, 0, FLUSH_BYTES, stream), "cudaMemsetAsync (warm-up)");
             st = kv->launch(t, &args);
             if (st != MLA_STATUS_OK)
@@ -270,6 +257,9 @@ mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
 done:
     if (stream)
         cudaStreamSynchronize(stream);   /* nothing in flight when the events and buffer go */
+    for (int i = 0; i < 2; i++)
+        if (est[i])
+            cudaEventDestroy(est[i]);
     for (int i = 0; i < num_ev; i++)
         cudaEventDestroy(ev[i]);
     free(ev);

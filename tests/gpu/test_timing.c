@@ -18,20 +18,7 @@
 #include "autotune.h"
 #include "plan.h"
 #include "device.h"
-
-static int passed, failed;
-
-#define EXPECT(cond, ...)                                                                           \
-    do {                                                                                            \
-        if (cond) {                                                                                 \
-            passed++;                                                                               \
-        } else {                                                                                    \
-            failed++;                                                                               \
-            printf("FAIL %s: ", name);                                                              \
-            printf(__VA_ARGS__);                                                                    \
-            printf("\n");                                                                           \
-        }                                                                                           \
-    } while (0)
+#include "../cpu/check.h"
 
 static void run_design(mla_design design, int ordinal)
 {
@@ -47,46 +34,46 @@ static void run_design(mla_design design, int ordinal)
     po.device = ordinal;
     mla_plan_t plan = NULL;
     if (mla_plan_create_internal(&pb, &po, &plan) != MLA_STATUS_OK) {
-        EXPECT(0, "plan: %s", mla_last_error());  /* a valid problem: every design plans on a GPU */
+        CHECK(0, "%s: plan: %s", name, mla_last_error());  /* a valid problem: every design plans on a GPU */
         return;
     }
     mla_dev_inputs in;
     memset(&in, 0, sizeof in);
     void *ws = NULL;
     if (mla_dev_inputs_create_paged(&plan->pb, 0, 99, MLA_PAGES_RANDOM, &plan->dev, &in) != MLA_STATUS_OK) {
-        EXPECT(0, "inputs: %s", mla_last_error());
+        CHECK(0, "%s: inputs: %s", name, mla_last_error());
         mla_plan_destroy(plan);
         return;
     }
     if (plan->workspace_bytes && cudaMalloc(&ws, plan->workspace_bytes) != cudaSuccess) {
-        EXPECT(0, "workspace of %zu bytes", plan->workspace_bytes);
+        CHECK(0, "%s: workspace of %zu bytes", name, plan->workspace_bytes);
         goto done;
     }
 
     double med = -1, mn = -1;
     mla_status st = mla_time_pipeline(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2, 5, MLA_TIME_CALLS,
                                       &med, &mn);
-    EXPECT(st == MLA_STATUS_OK, "graph timing: %s", mla_last_error());
-    EXPECT(st != MLA_STATUS_OK || (mn > 0 && mn <= med && isfinite(med)), "graph timing: min %g, median %g", mn, med);
-    EXPECT(cudaGetLastError() == cudaSuccess, "graph timing left a CUDA error");
+    CHECK(st == MLA_STATUS_OK, "%s: graph timing: %s", name, mla_last_error());
+    CHECK(st != MLA_STATUS_OK || (mn > 0 && mn <= med && isfinite(med)), "%s: graph timing: min %g, median %g", name, mn, med);
+    CHECK(cudaGetLastError() == cudaSuccess, "%s: graph timing left a CUDA error", name);
 
     int reps = -1;
     med = mn = -1;
     st = mla_time_flushed(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 20.0, &reps, &med, &mn);
-    EXPECT(st == MLA_STATUS_OK, "flushed timing: %s", mla_last_error());
-    EXPECT(st != MLA_STATUS_OK || (mn > 0 && mn <= med && isfinite(med)), "flushed timing: min %g, median %g", mn,
+    CHECK(st == MLA_STATUS_OK, "%s: flushed timing: %s", name, mla_last_error());
+    CHECK(st != MLA_STATUS_OK || (mn > 0 && mn <= med && isfinite(med)), "%s: flushed timing: min %g, median %g", name, mn,
            med);
-    EXPECT(st != MLA_STATUS_OK || (reps >= 10 && reps <= 2000), "flushed timing ran %d calls", reps);
-    EXPECT(cudaGetLastError() == cudaSuccess, "flushed timing left a CUDA error");
+    CHECK(st != MLA_STATUS_OK || (reps >= 10 && reps <= 2000), "%s: flushed timing ran %d calls", name, reps);
+    CHECK(cudaGetLastError() == cudaSuccess, "%s: flushed timing left a CUDA error", name);
 
     /* bad arguments: a status and a message, nothing launched */
     st = mla_time_flushed(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 0.0, NULL, &med, &mn);
-    EXPECT(st == MLA_STATUS_INVALID_ARGUMENT, "rep_ms 0 gave status %d", (int)st);
+    CHECK(st == MLA_STATUS_INVALID_ARGUMENT, "%s: rep_ms 0 gave status %d", name, (int)st);
     st = mla_time_flushed(NULL, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 20.0, NULL, &med, &mn);
-    EXPECT(st == MLA_STATUS_INVALID_ARGUMENT, "no version gave status %d", (int)st);
+    CHECK(st == MLA_STATUS_INVALID_ARGUMENT, "%s: no version gave status %d", name, (int)st);
     if (plan->workspace_bytes) {
         st = mla_time_flushed(plan->kv, &plan->tiling, &plan->dev, &in, NULL, ~0u, 2.0, 20.0, NULL, &med, &mn);
-        EXPECT(st == MLA_STATUS_WORKSPACE_TOO_SMALL, "no workspace gave status %d", (int)st);
+        CHECK(st == MLA_STATUS_WORKSPACE_TOO_SMALL, "%s: no workspace gave status %d", name, (int)st);
     }
 done:
     if (ws) cudaFree(ws);

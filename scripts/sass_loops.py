@@ -18,7 +18,8 @@ Usage: scripts/sass_loops.py FILE [NAME_PART]
   last EXIT are skipped); only loops with at least 16 HGMMA are printed, smallest first.
   --check: for every function of every FILE, each innermost such loop must be free of WARPSYNC and
   hold at most MAX_BSSY divergence regions (v24's slow build: 20 and 16 with 3 WARPSYNC; every
-  kernel's pair loops at the time of writing: 2-5). Exit 1 on a violation, 77 (skipped) when
+  kernel's pair loops at the time of writing: 2-5), and at most one WARPGROUP.ARRIVE for every
+  MAX_ARRIVE_DEN HGMMA (ptxas's serialised wgmma: one arrive a wgmma; the pair loops: 12-13 for 44). Exit 1 on a violation, 77 (skipped) when
   cuobjdump (or the nvdisasm it runs for sm_90a) is needed and not found, or no wgmma loop was
   found to check. Run by ctest as test_sass_lint on the hopper kernel objects.
 """
@@ -31,8 +32,12 @@ import subprocess
 import sys
 
 MAX_BSSY = 8
+# At most HGMMA / MAX_ARRIVE_DEN WARPGROUP.ARRIVEs in a wgmma loop. Every pair loop at the time of
+# writing has 12-13 for 44 HGMMA (one a wgmma group); the twentieth session's serialised build
+# (flash_mla_v34 with a data-dependent wgmma wait, 30-40 % slower) had one before every HGMMA.
+MAX_ARRIVE_DEN = 2
 
-WATCH = ("HGMMA", "BSSY", "R2UR", "S2R", "WARPSYNC", "BAR", "LDL", "STL")
+WATCH = ("HGMMA", "WGARRIVE", "BSSY", "R2UR", "S2R", "WARPSYNC", "BAR", "LDL", "STL")
 
 
 def find_cuobjdump():
@@ -77,6 +82,11 @@ def functions(path):
         yield name, body
 
 
+def op_key(text):
+    # WARPGROUP.ARRIVE on its own: ptxas puts one before every wgmma it serialises
+    return "WGARRIVE" if text.startswith("WARPGROUP.ARRIVE") else text.split()[0].split(".")[0]
+
+
 def loops(body):
     # mbarrier retry stubs sit after the function's last EXIT and branch back into its loops:
     # their backward branches are not loops
@@ -88,7 +98,7 @@ def loops(body):
         m = re.search(r"0x([0-9a-f]+)", text)
         if m and int(m.group(1), 16) < addr:
             lo = int(m.group(1), 16)
-            ops = collections.Counter(t.split()[0].split(".")[0] for a, t in body if lo <= a <= addr)
+            ops = collections.Counter(op_key(t) for a, t in body if lo <= a <= addr)
             if ops["HGMMA"] >= 16:
                 found.append((addr - lo, lo, addr, ops))
     return sorted(found)
@@ -110,6 +120,11 @@ def check(paths):
                     print(f"FAIL {os.path.basename(path)} {name} loop {lo:#x}-{hi:#x}: HGMMA={ops['HGMMA']} "
                           f"BSSY={ops['BSSY']} (max {MAX_BSSY}) WARPSYNC={ops['WARPSYNC']} R2UR={ops['R2UR']} "
                           f"S2R={ops['S2R']}: ptxas could not keep this wgmma loop convergent")
+                if ops["WGARRIVE"] * MAX_ARRIVE_DEN > ops["HGMMA"]:
+                    bad += 1
+                    print(f"FAIL {os.path.basename(path)} {name} loop {lo:#x}-{hi:#x}: HGMMA={ops['HGMMA']} "
+                          f"WARPGROUP.ARRIVE={ops['WGARRIVE']} (max HGMMA / {MAX_ARRIVE_DEN}): ptxas serialised "
+                          f"this loop's wgmmas (its C7514 'Potential Performance Loss' note)")
     print(f"{len(paths)} files, {nfun} functions, {nloops} innermost wgmma loops, {bad} failing")
     if nloops == 0:
         print("skipped: no wgmma loop found, nothing checked")

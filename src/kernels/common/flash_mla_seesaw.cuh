@@ -1309,6 +1309,15 @@ __device__ __forceinline__ int bt_at(const int *p)
 // 0.5-1 % slower at s >= 4, 2-6 % at s = 1 and 2. So it is not the PDL launch; what differs from
 // the probe is the input (the probe: one input set, pages in order; bench-all: copies rotated
 // past the L2, pages in a random permutation). Which of the two makes it lose is not measured.
+// (Twentieth session: random pages do not change the probe's times, so it is not the page order.)
+// Measured and removed (twentieth session, flash_mla_v34): the pair in FlashMLA's order (its dense
+// decode kernel's schedule): consumer 1's softmax B waits for page A's max instead of
+// speculating, each consumer runs its own page's PV from registers first, consumer 0 stores P_A
+// once B's max is known and issues PV(B,L) after consumer 1's two PVs. Against v30 in the same
+// calls: 2-4.5 % slower at s >= 2 with the maxima published after the exponentials, 0.4-7 %
+// (graph) and up to 3.4 % (flush) with them published before. Page A's ring got no shorter:
+// P_A cannot leave before B's max, and PV(A,R) finished at the same point (3031 against 3011
+// cycles). Code: docs/bench/h200-2026-12-01-s20/fm_order_v34.patch.
 enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
 template <bool SCHED, int OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>

@@ -4,7 +4,7 @@
 #
 #   bash scripts/device_run.sh [build] [smoke] [test] [sanitize] [bench] [all]   (default: all)
 #
-# Stages: build (nvidia-smi record, CMake + Ninja build with ptxas -v, SASS sizes and HGMMA/HMMA counts),
+# Stages: build (nvidia-smi record, CMake + Ninja build with ptxas -v, its serialised-wgmma notes, SASS sizes and HGMMA/HMMA counts),
 # test (ctest, every label), sanitize (compute-sanitizer memcheck, racecheck and synccheck on
 # tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all). A stage that needs
 # binaries builds first if they are missing. MLA_VAR3_VERSIONS=a,b limits test_kernels (and so
@@ -137,7 +137,27 @@ do_build() {
   fi
   # registers / shared memory / spills per kernel, from ptxas -v
   grep -E "Compiling entry function|Used [0-9]+ registers|spill" "$OUT/build.log" >"$EXTRA/ptxas.txt" 2>/dev/null
+  ptxas_serialised
   sass_counts
+}
+
+# ptxas's "wgmma.mma_async instructions are serialized" notes (C7510-C7515) from the -v build:
+# a kernel with one runs every wgmma alone (flash_mla_v34's third build: 30-40 % slower, twentieth
+# session); the summary counts them and logs.tgz/ptxas_serialized.txt names the kernels.
+ptxas_serialised() {
+  local f="$EXTRA/ptxas_serialized.txt" n filt=cat fn rest
+  command -v c++filt >/dev/null 2>&1 && filt=c++filt
+  # one line a note: "<kernel> C7514 <reason>", the kernel demangled and cut to its name
+  grep -E "mma_async instructions are serialized" "$OUT/build.log" 2>/dev/null |
+    sed -E "s/.*\(C([0-9]+)\).*due to (.*) in the function '([^']+)'.*/\3 C\1 \2/" |
+    while read -r fn rest; do echo "$(echo "$fn" | $filt | sed -E 's/\(anonymous namespace\):://g; s/\(.*//; s/.*:://') $rest"; done |
+    sort -u >"$f"
+  n=$(grep -c . "$f")
+  if [ "$n" -gt 0 ]; then
+    note ptxas "$n note(s) of serialised wgmma: $(cut -d' ' -f1 "$f" | sort -u | head -4 | tr '\n' ' ')(logs.tgz/ptxas_serialized.txt)"
+  else
+    note ptxas "no serialised-wgmma note"
+  fi
 }
 
 # SASS size and HGMMA (wgmma) / HMMA (mma.sync) counts per kernel function in each kernel object

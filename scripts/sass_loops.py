@@ -19,9 +19,10 @@ Usage: scripts/sass_loops.py FILE [NAME_PART]
   --check: for every function of every FILE, each innermost such loop must be free of WARPSYNC and
   hold at most MAX_BSSY divergence regions (v24's slow build: 20 and 16 with 3 WARPSYNC; every
   kernel's pair loops at the time of writing: 2-5), and at most one WARPGROUP.ARRIVE for every
-  MAX_ARRIVE_DEN HGMMA (ptxas's serialised wgmma: one arrive a wgmma; the pair loops: 12-13 for 44). Exit 1 on a violation, 77 (skipped) when
-  cuobjdump (or the nvdisasm it runs for sm_90a) is needed and not found, or no wgmma loop was
-  found to check. Run by ctest as test_sass_lint on the hopper kernel objects.
+  MAX_ARRIVE_DEN HGMMA (ptxas's serialised wgmma: one arrive a wgmma; the pair loops: 12-13 for
+  44). Exit 1 on a violation, 77 (skipped) when cuobjdump (or the nvdisasm it runs for sm_90a) is
+  needed and not found, or no wgmma loop was found to check. Run by ctest as test_sass_lint on the
+  hopper kernel objects.
 """
 import collections
 import glob

@@ -1309,7 +1309,8 @@ __device__ __forceinline__ int bt_at(const int *p)
 // 0.5-1 % slower at s >= 4, 2-6 % at s = 1 and 2. So it is not the PDL launch; what differs from
 // the probe is the input (the probe: one input set, pages in order; bench-all: copies rotated
 // past the L2, pages in a random permutation). Which of the two makes it lose is not measured.
-// (Twentieth session: random pages do not change the probe's times, so it is not the page order.)
+// (Twentieth session: random pages left the probe's v30 and v34 times unchanged, which points
+// away from the page order; v32's start itself was not rerun with them.)
 // Measured and removed (twentieth session, flash_mla_v34): the pair in FlashMLA's order (its dense
 // decode kernel's schedule): consumer 1's softmax B waits for page A's max instead of
 // speculating, each consumer runs its own page's PV from registers first, consumer 0 stores P_A

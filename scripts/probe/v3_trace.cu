@@ -36,6 +36,7 @@ static ProbeFn probe_fn(int opt)
     case 272647423: return probe_cta<272647423>;
     case 985711871: return probe_cta<985711871>;
     case 809518335: return probe_cta<809518335>;
+    case 20989183: return probe_cta<20989183>;
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -77,6 +78,7 @@ static ProbeFn probe_fn(int opt)
     case 272647423: return probe_cta<272647423>; // 4211967 + OPT_LATE_PSTORE
     case 985711871: return probe_cta<985711871>; // 717276415 + OPT_LATE_PSTORE
     case 809518335: return probe_cta<809518335>; // 541082879 + OPT_LATE_PSTORE
+    case 20989183: return probe_cta<20989183>; // 4211967 + OPT_NOMAX (flash_mla_v35's one-split kernel)
 #endif
     default: return nullptr;
     }

@@ -108,8 +108,10 @@ enum : int {
     OPT_CM_XBLOAT = 2097152,  // probe only: OPT_CM_F16's code compiled in but never run
     OPT_ONE_FINISH = 4194304,
     OPT_CM_PUSH = 8388608,
-    // (16777216 was the removed evict-first pages' bit, 67108864 the removed OPT_CM_L2HALF's:
-    // the twelfth and thirteenth sessions' records use them)
+    // (16777216 was the removed evict-first pages' bit until the twenty-first session, which
+    // gave it to OPT_NOMAX; 67108864 the removed OPT_CM_L2HALF's: the twelfth and thirteenth
+    // sessions' records use them with those meanings)
+    OPT_NOMAX = 16777216,
     OPT_CM_L2 = 33554432,
     OPT_CM_SENTMAX = 134217728,
     OPT_P_STSM = 536870912,
@@ -129,6 +131,16 @@ constexpr int OPT_V6 = OPT_V5 | OPT_Q_BATCH | OPT_STAGED_STORE;  // flash_mla_v7
 //     source-level profile of v7 at s=16 had that redo in 48 % of the (warp, pair) cases and
 //     the rescale in 49 %, on consumer 1's critical path.
 constexpr float LAZY_TH = 8.f;
+//   OPT_NOMAX (with OPT_LAZY_MAX and OPT_FAST_SOFTMAX): a full page whose rows all have a finite
+//     running max is exponentiated against that max straight away, without the page's row max
+//     (32 FMNMX, two quad-shuffle rounds and the lazy test a warp, the serial part in front of
+//     the exponentials). The lazy max only needs P bounded, not the max itself: if every
+//     thread's partial row sums (16 p each) stay at most NOMAX_SUM, every p <= 2^16 and the page
+//     is kept with the running max unchanged (rescale factors exactly 1); otherwise the warp
+//     redoes the page by the full path, so a page whose max runs far past the running max moves
+//     it as before. p <= 2^16 keeps O (<= 2^16 * 4096 tokens * |v|) and the row sums far inside
+//     fp32, and bf16's relative precision does not depend on the magnitude.
+constexpr float NOMAX_SUM = 65536.f;
 //   OPT_MCAST (static split grid, h = 128): the two row blocks of one query token (heads 0-63 and
 //     64-127, the same pages and causal limits) run as a cluster of two CTAs, and each page is
 //     read from L2 once for both: each CTA loads one of the two reload groups of a stage
@@ -499,6 +511,17 @@ __device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const flo
     // ptxas serialise every wgmma (C7515).
     float mn0, mn1, mu0, mu1;
     const bool full = (OPT & OPT_FAST_SOFTMAX) && sl2 > 0.f && __all_sync(0xffffffffu, (j + 1) * BN <= min(c.lim0, c.lim1));
+    if ((OPT & OPT_NOMAX) && full &&
+        __all_sync(0xffffffffu, c.m_run0 > -CUDART_INF_F && c.m_run1 > -CUDART_INF_F)) {
+        // P against the running max; kept unless a partial sum could hide a p > 2^16 (or is
+        // inf / NaN: the comparison is false). Both votes are warp-uniform, nothing here
+        // touches O or a wgmma.
+        page_exp<OPT>(acc, c.m_run0, c.m_run1, pa, ps0, ps1, sl2);
+        if (__all_sync(0xffffffffu, ps0 <= NOMAX_SUM && ps1 <= NOMAX_SUM)) {
+            f0 = f1 = 1.f;
+            return;
+        }
+    }
     if (full) {  // warp-uniform: no token of the page is masked for any row of the warp
         float mx0 = acc[0], mx1 = acc[2];
 #pragma unroll

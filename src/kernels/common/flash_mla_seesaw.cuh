@@ -108,11 +108,10 @@ enum : int {
     OPT_CM_XBLOAT = 2097152,  // probe only: OPT_CM_F16's code compiled in but never run
     OPT_ONE_FINISH = 4194304,
     OPT_CM_PUSH = 8388608,
-    // (16777216 was the removed evict-first pages' bit and 67108864 the removed OPT_CM_L2HALF's
-    // until the twenty-first session gave them to OPT_NOMAX and OPT_LATE_BT: the twelfth and
-    // thirteenth sessions' records use them with the old meanings)
+    // (16777216 was the removed evict-first pages' bit until the twenty-first session gave it to
+    // OPT_NOMAX; 67108864 the removed OPT_CM_L2HALF's, and in the twenty-first session the removed
+    // OPT_LATE_BT's: the twelfth, thirteenth and twenty-first sessions' records use them)
     OPT_NOMAX = 16777216,
-    OPT_LATE_BT = 67108864,
     OPT_CM_L2 = 33554432,
     OPT_CM_SENTMAX = 134217728,
     OPT_P_STSM = 536870912,
@@ -142,13 +141,12 @@ constexpr float LAZY_TH = 8.f;
 //     it as before. p <= 2^16 keeps O (<= 2^16 * 4096 tokens * |v|) and the row sums far inside
 //     fp32, and bf16's relative precision does not depend on the magnitude.
 constexpr float NOMAX_SUM = 65536.f;
-//   OPT_LATE_BT: consumer 0's thread 0 reads the next pair's two block-table entries after it has
-//     published P_A, not at the top of the pair. ptxas implements own_commit's
-//     fence.proxy.async.shared::cta as MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S, and a MEMBAR waits for
-//     the thread's outstanding loads: with the loads at the top, P_A's publication (and so
-//     consumer 1's PV(A,R)) cannot come before the block-table load returns, ~850 cycles after
-//     the top once OPT_NOMAX made softmax A that short. After the arrive, the load has until the
-//     reload after PV(A,L) (~600 cycles), and consumer 0 then waits for P_B anyway.
+// Measured and removed (twenty-first session, flash_mla_v36): consumer 0's two block-table loads
+// moved from the top of the pair to after its P_A publication, on the guess that own_commit's
+// fence (MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S in the SASS) waited for them. The probe's pair went
+// from 5415-5417 to 5666-5671 cycles at b=32,s=16 (b=32,s=2 the same), P_A out ~80 cycles later,
+// bench-all 0.7-3 % slower on the compute-bound rows: the loads, now issued between PV(A,L)'s
+// wgmmas, hold up page A's reload; whatever the fence waits for at the top costs less than that.
 //   OPT_MCAST (static split grid, h = 128): the two row blocks of one query token (heads 0-63 and
 //     64-127, the same pages and causal limits) run as a cluster of two CTAs, and each page is
 //     read from L2 once for both: each CTA loads one of the two reload groups of a stage
@@ -1501,18 +1499,11 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-                int pgA = 0, pgB = 0;
-                if (!(OPT & OPT_LATE_BT)) {
-                    pgA = !MC && nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
-                    pgB = !MC && nextB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 3) : 0;
-                }
+                const int pgA = !MC && nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
+                const int pgB = !MC && nextB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 3) : 0;
                 V3_TR(0, i >> 1, 0);
                 own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
                 named_bar_arrive(BAR_PA, CONSUMERS);
-                if (OPT & OPT_LATE_BT) {  // behind own_commit's MEMBAR: see OPT_LATE_BT
-                    pgA = !MC && nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
-                    pgB = !MC && nextB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 3) : 0;
-                }
                 V3_TR(0, i >> 1, 1);
                 c.l_run0 = c.l_run0 * f0 + ps0;
                 c.l_run1 = c.l_run1 * f1 + ps1;

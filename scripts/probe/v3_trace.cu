@@ -80,7 +80,7 @@ static ProbeFn probe_fn(int opt)
     case 985711871: return probe_cta<985711871>; // 717276415 + OPT_LATE_PSTORE
     case 809518335: return probe_cta<809518335>; // 541082879 + OPT_LATE_PSTORE
     case 20989183: return probe_cta<20989183>; // 4211967 + OPT_NOMAX (flash_mla_v35's one-split kernel)
-    case 20989151: return probe_cta<20989151>; // 20989183 without OPT_SPEC_B (flash_mla_v37's one-split kernel)
+    case 20989151: return probe_cta<20989151>; // 20989183 without OPT_SPEC_B (the removed flash_mla_v37's one-split kernel)
 #endif
     default: return nullptr;
     }

@@ -47,6 +47,12 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 //   OPT_SPEC_B re-measured with OPT_LAZY_MAX (probe, 2026-12-01, same call, v19's kernels
 //     without it): b=32,s=16 940 us against 874 (pair 6168 against 5559 cycles), b=32,s=1
 //     68.0-68.5 against 67.1-67.3 us. Still needed.
+//   Re-measured with OPT_NOMAX (twenty-first session, flash_mla_v37, removed): without it the
+//     pair was 5976-6036 SM cycles against 5373-5421 (b=32,s=16 and s=2, probe, same call). Its
+//     softmax A alone was shorter (P_A out ~730 against ~860), but PV(A,R)'s wgmmas, issued by
+//     consumer 1 while PV(A,L) ran, held its softmax B back: P_B out ~2210-2340 against ~1900.
+//     bench-all: 0.2-3.2 % slower at s >= 2 (flush), yet 0.8-3.9 % faster at b=32,s=1 (the merge
+//     kernel; one call, 3 passes a method): not settled for that shape.
 // Two more were measured and removed (docs/kernels/flash_mla.md, v5): consumer 1 waiting for
 // its PV(A) inside softmax B to reload page A's right half sooner (pair +10 %: P_B's
 // publication then waits for PV(A)), and consumer 1 issuing PV(B) right behind PV(A) when no

@@ -13,6 +13,12 @@
 // Prediction (written before the run): each softmax 60-120 cycles shorter (the chain before the
 // first MUFU, and fewer issue slots against the other consumer's warp), the pair 1-2.5 % shorter
 // at s >= 2; s = 1 rows ~1 %; no change on h = 16 (memory-bound).
+// Measured (H200, 2026-12-01, twenty-first session; docs/kernels/flash_mla.md): the timeline
+// probe's steady pair 5393-5417 SM cycles against v30's 5592-5619 at b=32,s=16 (3.6 % shorter,
+// 842.6-843.2 against 869.5-870.1 us a launch), P_A out ~350 cycles sooner (~880 against ~1230
+// after S_A, more than predicted); b=32,s=2 112.7-113.1 against 115.6-115.8 us. Through
+// bench-all (two calls, 9 passes in each timing method) faster than v30 on 12-13 of the 16
+// FlashMLA rows by 0.2-3.5 %, the rest within the passes' spread. The default from this session.
 #include "flash_mla_seesaw.cuh"
 
 namespace {
@@ -43,6 +49,6 @@ constexpr fmh::Version kVersion = {"flash_mla_v35", nullptr,     0,         fmh:
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v35, 35, 1,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v35, 35, 0,
                  "hopper: v30 with the page row max skipped while the running max bounds P (OPT_NOMAX): the exponentials start "
                  "right after S")

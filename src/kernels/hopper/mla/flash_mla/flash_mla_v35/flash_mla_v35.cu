@@ -14,11 +14,13 @@
 // first MUFU, and fewer issue slots against the other consumer's warp), the pair 1-2.5 % shorter
 // at s >= 2; s = 1 rows ~1 %; no change on h = 16 (memory-bound).
 // Measured (H200, 2026-12-01, twenty-first session; docs/kernels/flash_mla.md): the timeline
-// probe's steady pair 5393-5417 SM cycles against v30's 5592-5619 at b=32,s=16 (3.6 % shorter,
-// 842.6-843.2 against 869.5-870.1 us a launch), P_A out ~350 cycles sooner (~880 against ~1230
-// after S_A, more than predicted); b=32,s=2 112.7-113.1 against 115.6-115.8 us. Through
-// bench-all (two calls, 9 passes in each timing method) faster than v30 on 12-13 of the 16
-// FlashMLA rows by 0.2-3.5 %, the rest within the passes' spread. The default from this session.
+// probe's steady pair 5386-5395 SM cycles against v30's 5559-5701 at b=32,s=16 (pair 30; the
+// medians 5393-5395 against 5592-5619), 842.6-843.2 against 869.5-870.1 us a launch (3.1 %);
+// P_A out 871-872 cycles after S_A against 998-1025 (at s=2 862-886 against 1207-1273), and
+// the rest of both rings ~200-250 cycles sooner; b=32,s=2 112.7-113.1 against 115.6-115.8 us.
+// Through bench-all (three calls, 12 passes in each timing method) faster than v30 on 12 of the
+// 16 FlashMLA rows in each method, by 0.1-2.3 %; the others 0.3-1.2 % slower, inside the passes'
+// spread. The default from this session.
 #include "flash_mla_seesaw.cuh"
 
 namespace {

@@ -137,10 +137,11 @@ constexpr int OPT_V6 = OPT_V5 | OPT_Q_BATCH | OPT_STAGED_STORE;  // flash_mla_v7
 //     source-level profile of v7 at s=16 had that redo in 48 % of the (warp, pair) cases and
 //     the rescale in 49 %, on consumer 1's critical path.
 constexpr float LAZY_TH = 8.f;
-//   OPT_NOMAX (with OPT_LAZY_MAX and OPT_FAST_SOFTMAX): a full page whose rows all have a finite
-//     running max is exponentiated against that max straight away, without the page's row max
-//     (32 FMNMX, two quad-shuffle rounds and the lazy test a warp, the serial part in front of
-//     the exponentials). The lazy max only needs P bounded, not the max itself: if every
+//   OPT_NOMAX (needs OPT_FAST_SOFTMAX's full-page test; pays with OPT_LAZY_MAX, under which the
+//     running max rarely moves): a full page whose rows all have a finite running max is
+//     exponentiated against that max straight away, without the page's row max (32 FMNMX a
+//     thread, two quad-shuffle rounds and the lazy test, the serial part in front of the
+//     exponentials). The lazy max only needs P bounded, not the max itself: if every
 //     thread's partial row sums (16 p each) stay at most NOMAX_SUM, every p <= 2^16 and the page
 //     is kept with the running max unchanged (rescale factors exactly 1); otherwise the warp
 //     redoes the page by the full path, so a page whose max runs far past the running max moves

@@ -115,8 +115,11 @@ enum : int {
     OPT_ONE_FINISH = 4194304,
     OPT_CM_PUSH = 8388608,
     // (16777216 was the removed evict-first pages' bit until the twenty-first session gave it to
-    // OPT_NOMAX; 67108864 the removed OPT_CM_L2HALF's, and in the twenty-first session the removed
-    // OPT_LATE_BT's: the twelfth, thirteenth and twenty-first sessions' records use them)
+    // OPT_NOMAX; 67108864 the removed OPT_CM_L2HALF's, then the removed OPT_LATE_BT's (probe mask
+    // 88098047 in the twenty-first session) and OPT_PB_AFTER_PVA's (the same mask in the
+    // twenty-second): the twelfth, thirteenth, twenty-first and twenty-second sessions' records
+    // use them. Every bit from 1 to 2^30 is taken; the next option needs the mask widened to
+    // long long, which the twenty-second session checked leaves every kernel's SASS unchanged.)
     OPT_NOMAX = 16777216,
     OPT_CM_L2 = 33554432,
     OPT_CM_SENTMAX = 134217728,
@@ -154,6 +157,21 @@ constexpr float NOMAX_SUM = 65536.f;
 // from 5415-5417 to 5666-5671 cycles at b=32,s=16 (b=32,s=2 the same), P_A out ~80 cycles later,
 // bench-all 0.7-3 % slower on the compute-bound rows: the loads, now issued between PV(A,L)'s
 // wgmmas, hold up page A's reload; whatever the fence waits for at the top costs less than that.
+// Measured and removed (twenty-second session, timeline probe at b=32,s=16 and s=2, four masks
+// alternated in one call):
+//   flash_mla_v38, OPT_PB_AFTER_PVA: consumer 1 arrived on BAR_PB only after its PV(A,R) was done
+//     and page A's late reload issued, so that PV(B,L) would not share the tensor pipe with
+//     PV(A,R). The pair went from 5392-5400 to 6500-6527 cycles (+20 %), 840.8-841.4 -> 992.8-
+//     993.2 us a launch (s=2: 112.2-112.5 -> 126.2-126.6). PV(A,R) was done ~200 cycles sooner
+//     (~2470 against ~2675), but PV(B,L) ran beside PV(B,R) instead, done at ~3600 against ~2880,
+//     and S_A' and S_B' were both done only at ~6410-6460 against 5211 and 5747: both pages'
+//     reloads came later, not page A's sooner. (The probe's slots are clock reads that ptxas may
+//     move past neighbouring instructions, so single slots are approximate.)
+//   flash_mla_v39, OPT_EARLY_PST: on OPT_NOMAX's kept path P was stored before the partial-sum
+//     vote. P_A went out 140 cycles sooner (723-727 against 863-871) and PV(B,L) was done ~150
+//     sooner, but S_A' was not (page A's late boxes land when they land): the pair 5583-5599
+//     against 5392-5400, 847.0-848.3 against 840.8-841.4 us a launch (s=2: 113.7-113.8 against
+//     112.2-112.5). Shortening softmax A alone no longer shortens the pair.
 //   OPT_MCAST (static split grid, h = 128): the two row blocks of one query token (heads 0-63 and
 //     64-127, the same pages and causal limits) run as a cluster of two CTAs, and each page is
 //     read from L2 once for both: each CTA loads one of the two reload groups of a stage

@@ -38,6 +38,8 @@ static ProbeFn probe_fn(int opt)
     case 809518335: return probe_cta<809518335>;
     case 20989183: return probe_cta<20989183>;
     case 20989151: return probe_cta<20989151>;
+    case 197182719: return probe_cta<197182719>;
+    case 197182687: return probe_cta<197182687>;
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -81,6 +83,8 @@ static ProbeFn probe_fn(int opt)
     case 809518335: return probe_cta<809518335>; // 541082879 + OPT_LATE_PSTORE
     case 20989183: return probe_cta<20989183>; // 4211967 + OPT_NOMAX (flash_mla_v35's one-split kernel)
     case 20989151: return probe_cta<20989151>; // 20989183 without OPT_SPEC_B (the removed flash_mla_v37's one-split kernel)
+    case 197182719: return probe_cta<197182719>; // flash_mla_v35's merge kernel (20989183 + CMERGE, CM_PUSH, CM_L2, CM_SENTMAX)
+    case 197182687: return probe_cta<197182687>; // flash_mla_v40's merge kernel (197182719 without OPT_SPEC_B)
 #endif
     default: return nullptr;
     }

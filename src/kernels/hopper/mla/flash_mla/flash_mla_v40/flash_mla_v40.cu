@@ -12,6 +12,12 @@
 // more often in a split's first pages) costs more.
 // Prediction (written before the run): b=32,s=1 0.5-3 % faster through the CLI A/B, or level if
 // v37's call was the noise; no other anchor row runs this kernel.
+// Measured (H200, 2026-12-01, twenty-second session; docs/kernels/flash_mla.md): b=32,s=1 over six
+// bench-all passes each, order alternated, 66.5 us (64.0-68.8) against v35's 69.5 (64.7-71.7)
+// in the graph method, faster in all six pairs; 70.4 (69.8-70.9) against 71.1 (70.4-71.6) in the
+// flush method; the CLI's event A/B 63.9-64.0 against 64.6-64.8 us in six rounds. The timeline
+// probe (a burst, trace points compiled in) read 65.4-65.6 against 65.7-65.9 us a launch: the gain
+// is mostly the power-capped library's, not cycles. The default from this session.
 #include "flash_mla_seesaw.cuh"
 
 namespace {

@@ -17,7 +17,10 @@
 # 4096; 128 1 16 8192"); MLA_PROBE_CMERGE_ONLY=1 builds only the split-merge kernels (opts 50431
 # and its variants: a quick build) and skips the TMA probe. MLA_PROBE_PAGES=random (read by the
 # probes themselves) permutes the caches' pages as bench-all does by default; without it they are
-# in order. Writes everything to $OUT/probe.txt.
+# in order. MLA_PROBE_BOXES=1 (read by v3_probe too) adds when each box of each pair's pages
+# landed, for the one-split masks (the idle producer warp of CTA (0,0,0) watches the 18 full
+# barriers), and each reload group's issue-to-landed cycles; run a mask with 0 and 1 to see what
+# the watching costs. Writes everything to $OUT/probe.txt.
 set -uo pipefail
 B=${1:-build}
 OUT=${OUT:-/tmp/out}

@@ -5,7 +5,8 @@
 // pair's start, for both consumer warpgroups, and the median steady-state pair period.
 // Usage: v3_probe b s h t [opt [seconds]]. Built and run by scripts/device_probe.sh. With seconds > 0
 // the launch is then repeated for that long (nothing else printed in between), for the script's
-// nvidia-smi sampling of power and clocks under a steady load.
+// nvidia-smi sampling of power and clocks under a steady load. MLA_PROBE_BOXES=1 adds when each
+// box of each pair's pages landed (one-split masks).
 #define MLA_V3_TRACE 1
 #include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v3/flash_mla_v3.cu"
 #include "probe_problem.cuh"
@@ -96,6 +97,10 @@ int main(int argc, char **argv)
     const int h = argc > 3 ? atoi(argv[3]) : 128, t = argc > 4 ? atoi(argv[4]) : 4096;
     const int opt = argc > 5 ? atoi(argv[5]) : 0;
     const double sustain_s = argc > 6 ? atof(argv[6]) : 0.0;
+    // MLA_PROBE_BOXES=1: the idle producer warp of CTA (0,0,0) records each box's landing
+    // (flash_mla_seesaw.cuh, v3_box_poll); run the same mask with 0 to see what the watching costs.
+    const int boxpoll = getenv("MLA_PROBE_BOXES") ? atoi(getenv("MLA_PROBE_BOXES")) : 0;
+    cudaMemcpyToSymbol(g_v3_boxpoll, &boxpoll, sizeof boxpoll);
     const ProbeFn fn = probe_fn(opt);
     if ((opt & OPT_MCAST) && h != 128) {
         printf("opt=%d needs h = 128 (clusters of a token's two row blocks); skipped\n", opt);
@@ -288,6 +293,34 @@ int main(int argc, char **argv)
         for (int k = 0; k < 7; ++k) if (k != 5) printf(" %6lld", tr[1][p][k] ? tr[1][p][k] - t0 : -1LL);
         printf("\n");
         prev = t0;
+    }
+    if (boxpoll && !cm) {  // when each box of the next pair's pages landed, from this pair's top
+        long long bx[64][18];
+        cudaMemcpyFromSymbol(bx, g_v3_box, sizeof bx);
+        printf("opt=%d box landings for pair p+1, SM cycles from pair p's top (A' boxes 0-8 | B' boxes 0-8); reloads "
+               "issued at about WG0 slot 2 (A' 0-3), WG1 slot 2 (A' 4-8), WG0 slot 4 (B' 0-3), WG1 slot 3 (B' 4-8)\n",
+               opt);
+        std::vector<long long> lat[4];  // last box of each reload group, from its issue
+        for (int p = 0; p + 1 < pairs; ++p) {
+            const long long t0 = tr[0][p][0];
+            if (p >= 2 && p + 3 < pairs) {
+                lat[0].push_back(bx[p + 1][3] - tr[0][p][2]);
+                lat[1].push_back(bx[p + 1][8] - tr[1][p][2]);
+                lat[2].push_back(bx[p + 1][12] - tr[0][p][4]);
+                lat[3].push_back(bx[p + 1][17] - tr[1][p][3]);
+            }
+            if (p >= 4 && p < pairs - 3) continue;
+            printf("boxes %2d |", p + 1);
+            for (int l = 0; l < 18; ++l) printf("%s %6lld", l == 9 ? " |" : "", bx[p + 1][l] ? bx[p + 1][l] - t0 : -1LL);
+            printf("\n");
+        }
+        const char *grp[4] = {"A' 0-3", "A' 4-8", "B' 0-3", "B' 4-8"};
+        for (int g = 0; g < 4; ++g) {
+            if (lat[g].empty()) continue;
+            std::sort(lat[g].begin(), lat[g].end());
+            printf("opt=%d reload group %s: issue -> last box landed median %lld, min %lld, max %lld SM cycles (%zu pairs)\n",
+                   opt, grp[g], lat[g][lat[g].size() / 2], lat[g].front(), lat[g].back(), lat[g].size());
+        }
     }
     if (sustain_s > 0) {
         char label[32];

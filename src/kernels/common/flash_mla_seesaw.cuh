@@ -359,6 +359,36 @@ __device__ long long g_v3_fin[2][2][8];
     do {                                                                                              \
         if (own == 0 && blockIdx.x == 0 && blockIdx.z == 0 && blockIdx.y < 2) g_v3_fin[blockIdx.y][c.w][k] = clock64(); \
     } while (0)
+// Box landings (probe only, g_v3_boxpoll set by the host): warp 0 of the idle producer
+// warpgroup of CTA (0, 0, 0) watches the 18 full barriers, one lane each (lanes 0-8 page A's
+// boxes, 9-17 page B's), and records the SM clock at which each phase of each completes, that is
+// when the box's TMA load of pair k has landed. A non-blocking test with a short sleep, so that
+// the warp takes few issue slots from the consumers' warps on its scheduler. The static split
+// grid's one-split kernels only (one segment a CTA). Compiled in the twenty-second session, not
+// yet run on a GPU.
+__device__ int g_v3_boxpoll;
+__device__ long long g_v3_box[64][18];
+__device__ __forceinline__ bool v3_test_parity(const uint64_t *bar, uint32_t parity)
+{
+    uint32_t done;
+    asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(smem_addr(bar)), "r"(parity)
+                 : "memory");
+    return done != 0;
+}
+__device__ __noinline__ void v3_box_poll(const uint64_t *full, int np)
+{
+    const int l = threadIdx.x & 31;
+    if (l >= 18) return;
+    const int nph = l < 9 ? (np + 1) / 2 : np / 2;
+    const uint64_t *bar = full + l;  // fullA[0..8], then fullB[0..8]
+    for (int k = 0; k < nph && k < 64; ++k) {
+        while (!v3_test_parity(bar, (uint32_t)(k & 1))) __nanosleep(32);
+        g_v3_box[k][l] = clock64();
+    }
+}
 #define V3_TR(w, pair, slot)                                                                  \
     do {                                                                                       \
         if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && (pair) < 64) \
@@ -1423,6 +1453,15 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!NOPROD || !MC, "OPT_MCAST's producer thread is in the producer warpgroup");
     if (!NOPROD && wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
+#ifdef MLA_V3_TRACE
+        // (not in OPT_CMERGE's kernels: a live watcher would hold their cluster barriers)
+        if (!SCHED && !MC && !CM && threadIdx.x < 32 && g_v3_boxpoll && blockIdx.x == 0 && blockIdx.y == 0 &&
+            blockIdx.z == 0) {
+            LatentPolicy<DA, DB> pol(&a, (int)blockIdx.z);
+            const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
+            v3_box_poll(full, kr.b1 - kr.b0);
+        }
+#endif
         // (OPT_CMERGE's cluster barriers wait for the non-exited threads only: PTX ISA,
         // barrier.cluster, so this warpgroup leaves now as in every other seesaw kernel)
         if (MC) {

@@ -69,7 +69,8 @@ int cli_run_dir_create(const char *root, const char *mode, const char *version,
                        const mla_problem *pb, char *dir, size_t len);
 /* Find an executable: $PATH, then the extra directories (glob patterns allowed). */
 int cli_find_tool(const char *name, const char *const *extra, char *buf, size_t len);
-/* Spawn argv (argv[0] a path), stdout (and stderr if merge) to `out_path` (NULL: inherit);
+/* Spawn argv (argv[0] a path), stdout (and stderr if merge is 1; merge 2 drops stderr) to
+ * `out_path` (NULL: inherit);
  * `env_extra` "K=V" strings added to the environment (NULL-terminated or NULL). Returns the
  * exit status, or -1 if it could not run. */
 int cli_spawn(char *const argv[], const char *out_path, int merge_stderr, char *const env_extra[]);

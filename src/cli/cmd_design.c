@@ -115,6 +115,9 @@ static char *sass_extract(const char *all, const char *kname)
         const char *next = strstr(fn, "Function : ");
         const char *end = next ? next : all + strlen(all);
         if (next) while (end > fn && end[-1] != '\n') end--;
+        /* not the headers of the fat binaries that follow this function's */
+        const char *hdr = strstr(fn, "\nFatbin ");
+        if (hdr && hdr < end) end = hdr + 1;
         if (sass_name_matches(fn, kname)) {
             size_t len = (size_t)(end - line_start);
             if (n + len + 1 > cap) {
@@ -130,6 +133,23 @@ static char *sass_extract(const char *all, const char *kname)
         p = fn;
     }
     return out;
+}
+
+/* `cuobjdump -sass` of this executable into a file under the run folder, read back; `fun`: only
+ * that (mangled) kernel. NULL if it did not run. */
+static char *sass_listing(const char *tool, const char *exe, const char *dir, const char *fun)
+{
+    char sub[4200], tmp[sizeof sub + 32];
+    snprintf(sub, sizeof sub, "%s/compiled", dir);
+    cli_mkdir_p(sub);
+    snprintf(tmp, sizeof tmp, "%s/.cuobjdump.tmp", sub);
+    char *all_argv[] = {(char *)tool, "-sass", (char *)exe, NULL};
+    char *fun_argv[] = {(char *)tool, "-sass", "-fun", (char *)fun, (char *)exe, NULL};  /* (posix_spawn's types) */
+    /* -fun: its "not found" warning for every other fat binary goes to /dev/null */
+    char *text = NULL;
+    if (cli_spawn(fun ? fun_argv : all_argv, tmp, fun ? 2 : 1, NULL) == 0) text = cli_read_file(tmp, NULL);
+    unlink(tmp);
+    return text;
 }
 
 static void write_stages(const run_ctx *c)
@@ -154,21 +174,15 @@ static void write_stages(const run_ctx *c)
         cJSON_Delete(o);
         return;
     }
-    /* One cuobjdump listing of this executable serves every stage. */
+    /* Each stage's SASS by its exact symbol (`cuobjdump -fun`, about a second); the whole
+     * executable's listing (135 MB and 20-40 s with every version linked, which was most of a
+     * device A/B round's time) only for a stage whose symbol the runtime cannot tell, once. */
     char *sass_all = NULL;
+    int sass_all_tried = 0;
     char tool[1024], exe[2048];
     static const char *const cuda_dirs[] = {"/usr/local/cuda/bin", NULL};
-    if (c->dev && cli_find_tool("cuobjdump", cuda_dirs, tool, sizeof tool) &&
-        cli_self_exe(exe, sizeof exe) == 0) {
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s/compiled/.cuobjdump.tmp", c->dir);
-        char sub[4200];
-        snprintf(sub, sizeof sub, "%s/compiled", c->dir);
-        cli_mkdir_p(sub);
-        char *argv[] = {tool, "-sass", exe, NULL};
-        if (cli_spawn(argv, tmp, 1, NULL) == 0) sass_all = cli_read_file(tmp, NULL);
-        unlink(tmp);
-    }
+    const int have_sass = c->dev && cli_find_tool("cuobjdump", cuda_dirs, tool, sizeof tool) &&
+                          cli_self_exe(exe, sizeof exe) == 0;
     for (int i = 0; i < ns; i++) {
         const char *sn = c->kv->stage_names[i] ? c->kv->stage_names[i] : "stage";
         char kname[200];
@@ -242,9 +256,18 @@ static void write_stages(const run_ctx *c)
         snprintf(rel, sizeof rel, "compiled/%s/resources.json", sn);
         cli_write_json(c->dir, rel, o);
         cJSON_Delete(o);
-        if (sass_all) {
-            char *s = symbol[0] ? sass_extract(sass_all, symbol) : NULL;
-            if (!s) s = sass_extract(sass_all, kname);   /* every instantiation of the name */
+        if (have_sass) {
+            char *s = NULL;
+            if (symbol[0]) {
+                char *one = sass_listing(tool, exe, c->dir, symbol);
+                if (one) s = sass_extract(one, symbol);
+                free(one);
+            }
+            if (!s && !sass_all_tried) {
+                sass_all = sass_listing(tool, exe, c->dir, NULL);
+                sass_all_tried = 1;
+            }
+            if (!s && sass_all) s = sass_extract(sass_all, kname);   /* every instantiation of the name */
             snprintf(rel, sizeof rel, "compiled/%s/sass.txt", sn);
             cli_write_text(c->dir, rel, s ? s : "(cuobjdump found no SASS for this kernel name)\n");
             free(s);

@@ -174,7 +174,8 @@ int cli_spawn(char *const argv[], const char *out_path, int merge_stderr, char *
     posix_spawn_file_actions_init(&fa);
     if (out_path) {
         posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        if (merge_stderr) posix_spawn_file_actions_adddup2(&fa, 1, 2);
+        if (merge_stderr == 1) posix_spawn_file_actions_adddup2(&fa, 1, 2);
+        if (merge_stderr == 2) posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     }
     /* environment: ours plus env_extra (which wins) */
     size_t n_env = 0, n_extra = 0;

@@ -118,8 +118,9 @@ enum : int {
     // OPT_NOMAX; 67108864 the removed OPT_CM_L2HALF's, then the removed OPT_LATE_BT's (probe mask
     // 88098047 in the twenty-first session) and OPT_PB_AFTER_PVA's (the same mask in the
     // twenty-second): the twelfth, thirteenth, twenty-first and twenty-second sessions' records
-    // use them. Every bit from 1 to 2^30 is taken; the next option needs the mask widened to
-    // long long, which the twenty-second session checked leaves every kernel's SASS unchanged.)
+    // use them. 67108864 is free again and is the last free bit below 2^31; the option after it
+    // needs the mask widened to long long, which the twenty-second session checked leaves every
+    // kernel's SASS unchanged.)
     OPT_NOMAX = 16777216,
     OPT_CM_L2 = 33554432,
     OPT_CM_SENTMAX = 134217728,

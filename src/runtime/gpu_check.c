@@ -409,6 +409,62 @@ static mla_status plan_design(const mla_problem *pb, const mla_plan_options *po,
 
 /* The check. Inputs: `in_given` (already on the device), else `g_in` uploaded, else generated
  * after planning (so a skipped plan costs no generation). */
+/* out_pad's layout: row pitch dv + pad, request stride s * h * (dv + pad) + pad (elements). */
+static size_t padded_out_elems(const mla_gpu_inputs *in, int pad)
+{
+    const size_t rows = (size_t)in->pb.s * in->pb.h, pitch = (size_t)in->dv + pad;
+    return (size_t)in->pb.b * (rows * pitch + pad);
+}
+
+/* A copy of `in` whose design's out is `buf` with out_pad's strides. */
+static void padded_inputs(const mla_gpu_inputs *in, int pad, void *buf, mla_gpu_inputs *r)
+{
+    const int64_t pitch = in->dv + pad, st[3] = {(int64_t)in->pb.s * in->pb.h * pitch + pad,
+                                                 (int64_t)in->pb.h * pitch, pitch};
+    *r = *in;
+    r->num_allocs = 0;   /* owns nothing */
+    int64_t *dst = NULL;
+    switch (in->pb.design) {
+    case MLA_DESIGN_FLASH_ATTENTION: r->fa.out = buf, dst = r->fa.out_strides; break;
+    case MLA_DESIGN_FLASH_MLA: r->mla.out = buf, dst = r->mla.out_strides; break;
+    default: r->v6.out = buf, dst = r->v6.out_strides; break;
+    }
+    memcpy(dst, st, sizeof st);
+}
+
+/* The kernel's rows out of the padded buffer into in's packed out (device to device), and the
+ * number of padding elements that are no longer the poison (0xFFFF). */
+static mla_status unpad_out(const mla_gpu_inputs *in, int pad, const void *buf, size_t *touched)
+{
+    mla_status st = MLA_STATUS_OK;
+    const size_t rows = (size_t)in->pb.s * in->pb.h, dv = in->dv, pitch = dv + pad, req = rows * pitch + pad;
+    void *out = in->pb.design == MLA_DESIGN_FLASH_ATTENTION ? in->fa.out
+                : in->pb.design == MLA_DESIGN_FLASH_MLA   ? in->mla.out
+                                                          : in->v6.out;
+    for (int r = 0; r < in->pb.b; r++)
+        CUDA_TRY(cudaMemcpy2D((uint16_t *)out + r * rows * dv, dv * 2, (const uint16_t *)buf + r * req, pitch * 2,
+                              dv * 2, rows, cudaMemcpyDeviceToDevice),
+                 "padded out copy");
+    const size_t n = padded_out_elems(in, pad);
+    uint16_t *h = malloc(n * sizeof *h + 2);
+    if (!h) return mla_fail(MLA_STATUS_OUT_OF_MEMORY, "gpu check: padded out host copy");
+    cudaError_t e = cudaMemcpy(h, buf, n * sizeof *h, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        free(h);
+        return mla_fail(MLA_STATUS_CUDA_ERROR, "padded out download: %s", cudaGetErrorString(e));
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t in_req = i % req;
+        const int is_pad = in_req >= rows * pitch || in_req % pitch >= dv;
+        if (is_pad && h[i] != 0xFFFFu) bad++;
+    }
+    free(h);
+    *touched = bad;
+done:
+    return st;
+}
+
 static mla_status check_core(const mla_problem *pb, const mla_gen *g_in, const mla_gpu_inputs *in_given,
                              const mla_gpu_check_options *opt, mla_check_report *rep)
 {
@@ -429,7 +485,8 @@ static mla_status check_core(const mla_problem *pb, const mla_gen *g_in, const m
     float *ref_out_d = NULL, *ref_lse_d = NULL;
     float *out_h = NULL, *lse_h = NULL, *ref_out_h = NULL, *ref_lse_h = NULL;
     cudaStream_t stream = NULL;
-    size_t ws_bytes = 0;
+    size_t ws_bytes = 0, pad_touched = 0;
+    void *pad_d = NULL;   /* opt->out_pad's buffer */
     char desc[256] = "";
 
     CUDA_TRY(cudaSetDevice(opt->device), "cudaSetDevice");
@@ -485,10 +542,27 @@ static mla_status check_core(const mla_problem *pb, const mla_gen *g_in, const m
     CUDA_TRY(cudaMemsetAsync(ref_out_d, 0xFF, inp->out_elems * sizeof(float), stream), "poison");
     CUDA_TRY(cudaMemsetAsync(ref_lse_d, 0xFF, inp->lse_elems * sizeof(float), stream), "poison");
 
-    st = mla_gpu_inputs_run(plan, inp, ws, ws_bytes, stream);
+    if (opt->out_pad > 0) {
+        if (opt->out_pad % 8) {
+            st = mla_fail(MLA_STATUS_INVALID_ARGUMENT, "gpu check: out_pad=%d is not a multiple of 8", opt->out_pad);
+            goto done;
+        }
+        const size_t n = padded_out_elems(inp, opt->out_pad);
+        CUDA_TRY(cudaMalloc(&pad_d, n * 2), "padded out cudaMalloc");
+        CUDA_TRY(cudaMemsetAsync(pad_d, 0xFF, n * 2, stream), "poison");
+        mla_gpu_inputs padded;
+        padded_inputs(inp, opt->out_pad, pad_d, &padded);
+        st = mla_gpu_inputs_run(plan, &padded, ws, ws_bytes, stream);
+    } else {
+        st = mla_gpu_inputs_run(plan, inp, ws, ws_bytes, stream);
+    }
     if (st != MLA_STATUS_OK) goto done;
     CUDA_TRY(cudaStreamSynchronize(stream), "kernel run");
     CUDA_TRY(cudaGetLastError(), "kernel run");
+    if (pad_d) {
+        st = unpad_out(inp, opt->out_pad, pad_d, &pad_touched);
+        if (st != MLA_STATUS_OK) goto done;
+    }
 
     st = mla_gpu_inputs_reference(inp, ref_out_d, ref_lse_d, stream);
     if (st != MLA_STATUS_OK) goto done;
@@ -511,6 +585,20 @@ static mla_status check_core(const mla_problem *pb, const mla_gen *g_in, const m
              "reference download");
 
     mla_check_compare(pb, inp->dv, out_h, lse_h, ref_out_h, ref_lse_h, rep);
+    if (pad_d) {
+        char note[96];
+        if (pad_touched) {
+            rep->pass = 0;
+            snprintf(note, sizeof note, "FAIL: %zu padding elements of the strided out written; ", pad_touched);
+        } else {
+            snprintf(note, sizeof note, "out strides padded by %d, padding untouched; ", opt->out_pad);
+        }
+        size_t nl = strlen(note), ml = strlen(rep->message);   /* note first, the verdict cut if need be */
+        if (nl + ml >= sizeof rep->message) ml = sizeof rep->message - nl - 1;
+        memmove(rep->message + nl, rep->message, ml);
+        memcpy(rep->message, note, nl);
+        rep->message[nl + ml] = '\0';
+    }
     if (desc[0]) {
         size_t len = strlen(rep->message);
         if (len + 4 < sizeof rep->message)
@@ -524,6 +612,7 @@ done:
     if (ref_out_d) cudaFree(ref_out_d);
     if (ref_lse_d) cudaFree(ref_lse_d);
     if (ws) cudaFree(ws);
+    if (pad_d) cudaFree(pad_d);
     mla_gpu_inputs_free(&own);
     if (have_gen) mla_gen_destroy(&gen);
     mla_plan_destroy(plan);

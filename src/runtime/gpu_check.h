@@ -27,6 +27,9 @@ typedef struct mla_gpu_check_options {
     const char *version;                      /* kernel version name, NULL = default */
     const char *tiling;                       /* tiling override or NULL */
     int device;
+    int out_pad;   /* > 0 (a multiple of 8): the kernel writes out with row and request strides
+                      padded by out_pad elements, into a poisoned buffer; its rows are then compared
+                      as usual, and every padding element must still be poisoned */
 } mla_gpu_check_options;
 
 /* Generate, upload, plan, poison, run the kernel, run the GPU reference, compare.

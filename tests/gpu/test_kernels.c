@@ -15,7 +15,8 @@
  * (default); MLA_VAR3_TILING_ALL=1 also runs a few cases with every candidate tiling of every
  * version; MLA_VAR3_TILING=fields ("splits=2") overrides the tiling of every grid case (a version
  * whose rules refuse it reports those cases as skipped); MLA_VAR3_VERSIONS=name,name runs only
- * those versions. Output: one line per case,
+ * those versions. After the grid, a few cases with the out strides padded (out_pad, see
+ * gpu_check.h). Output: one line per case,
  * "N passed, M failed, K skipped" last; exit 1 if anything failed, 77 without a GPU (or with
  * nothing runnable).
  */
@@ -168,16 +169,17 @@ static int use_random(const kcase *c) { return !c->trend && (long)c->b * c->t * 
 
 /* One version on one case: inputs from `g` (the CPU generator), or drawn on the device. */
 static void run_one(const mla_kernel_version *kv, const kcase *c, const mla_gen *g, const char *tiling,
-                    vstat *vs)
+                    int out_pad, vstat *vs)
 {
     mla_problem pb;
     mla_problem_init(&pb, kv->design);
     pb.b = c->b, pb.s = c->s, pb.t = c->t, pb.h = c->h, pb.causal = c->causal;
     pb.n = kv->design == MLA_DESIGN_MLA_VAR6_PLUS ? c->n : 0;
-    mla_gpu_check_options opt = {.seed = 0, .version = kv->name, .tiling = tiling, .device = 0};
+    mla_gpu_check_options opt = {.seed = 0, .version = kv->name, .tiling = tiling, .device = 0, .out_pad = out_pad};
     mla_check_report rep;
-    char ct[160];
+    char ct[192];
     case_text(c, kv->design, ct, sizeof ct);
+    if (out_pad) snprintf(ct + strlen(ct), sizeof ct - strlen(ct), " out_pad=%d", out_pad);
     double t0 = now_ms();
     mla_status st;
     if (g) {
@@ -281,7 +283,7 @@ int main(void)
 
     for (int ci = 0; ci < ncases && !fatal; ci++) {
         if (use_random(&cases[ci])) {
-            for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &cases[ci], NULL, tiling, &vs[v]);
+            for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &cases[ci], NULL, tiling, 0, &vs[v]);
             continue;
         }
         mla_gen g;
@@ -289,8 +291,26 @@ int main(void)
             failed += nrun;
             continue;
         }
-        for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &cases[ci], &g, tiling, &vs[v]);
+        for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &cases[ci], &g, tiling, 0, &vs[v]);
         mla_gen_destroy(&g);
+    }
+
+    /* Strided outputs: out written with row and request strides padded by 64 elements into a
+       poisoned buffer (flash_mla_v41 stores its rows through a tensor map built from the strides);
+       the rows must pass the bar and the padding must stay poisoned. h = 16 (4 tokens a row
+       block, the last clipped), 64 and 128, one and several row blocks a request. */
+    if (!fatal) {
+        kcase pc[3] = {{3, 1, 1000, 16, 1, 0, 0, 1, 0}, {2, 5, 130, 128, 1, 0, 0, 1, 65},
+                       {2, 3, 200, 64, 1, 0, 0, 1, 0}};
+        for (int ci = small ? 2 : 0; ci < 3 && !fatal; ci++) {
+            mla_gen g;
+            if (!gen_case(&pc[ci], &g)) {
+                failed += nrun;
+                continue;
+            }
+            for (int v = 0; v < nrun && !fatal; v++) run_one(run[v], &pc[ci], &g, tiling, 64, &vs[v]);
+            mla_gen_destroy(&g);
+        }
     }
 
     if (tiling_all && !fatal) {
@@ -307,7 +327,7 @@ int main(void)
                 for (int k = 0; k < run[v]->num_candidates && !fatal; k++) {
                     char tl[160];
                     mla_tiling_format(&run[v]->candidates[k], tl, sizeof tl);
-                    run_one(run[v], &tc[ci], &g, tl, &vs[v]);
+                    run_one(run[v], &tc[ci], &g, tl, 0, &vs[v]);
                 }
             mla_gen_destroy(&g);
         }

@@ -19,11 +19,13 @@
 template <int OPT>
 __global__ void __launch_bounds__(NTHREADS, 1)
 probe_cta(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-          const __grid_constant__ LatentArgs a, int nsplits, float sl2, TileOut to)
+          const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits, float sl2,
+          TileOut to)
 {
-    seesaw_cta<false, OPT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);
+    seesaw_cta<false, OPT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap, &omap);
 }
-typedef void (*ProbeFn)(CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOut);
+// (omap, the output's tensor map, is read by OPT_TMA_STORE's masks only)
+typedef void (*ProbeFn)(CUtensorMap, CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOut);
 static ProbeFn probe_fn(int opt)
 {
     switch (opt) {
@@ -41,6 +43,7 @@ static ProbeFn probe_fn(int opt)
     case 20989151: return probe_cta<20989151>;
     case 197182719: return probe_cta<197182719>;
     case 197182687: return probe_cta<197182687>;
+    case 88098047: return probe_cta<88098047>;  // 20989183 + OPT_TMA_STORE (flash_mla_v41's one-split kernel)
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -83,6 +86,7 @@ static ProbeFn probe_fn(int opt)
     case 985711871: return probe_cta<985711871>; // 717276415 + OPT_LATE_PSTORE
     case 809518335: return probe_cta<809518335>; // 541082879 + OPT_LATE_PSTORE
     case 20989183: return probe_cta<20989183>; // 4211967 + OPT_NOMAX (flash_mla_v35's one-split kernel)
+    case 88098047: return probe_cta<88098047>; // 20989183 + OPT_TMA_STORE (flash_mla_v41's one-split kernel)
     case 20989151: return probe_cta<20989151>; // 20989183 without OPT_SPEC_B (the removed flash_mla_v37's one-split kernel)
     case 197182719: return probe_cta<197182719>; // flash_mla_v35's merge kernel (20989183 + CMERGE, CM_PUSH, CM_L2, CM_SENTMAX)
     case 197182687: return probe_cta<197182687>; // flash_mla_v40's merge kernel (197182719 without OPT_SPEC_B)
@@ -124,20 +128,23 @@ int main(int argc, char **argv)
         printf("tensor map failed: %s\n", mla_last_error());
         return 1;
     }
-    // The query's tensor map, by the library's own builder (packed [b][s][h][576]).
-    CUtensorMap qmap = {};
-    if (opt & OPT_Q_TMA) {
-        mla_problem qpb;
-        mla_problem_init(&qpb, MLA_DESIGN_FLASH_MLA);
-        qpb.b = b, qpb.s = s, qpb.h = h;
-        mla_flash_mla_tensors qx = {};
-        qx.q = q;
-        qx.q_strides[0] = (int64_t)s * h * DQK, qx.q_strides[1] = (int64_t)h * DQK, qx.q_strides[2] = DQK;
-        const fmh::Version qv = {"probe", nullptr, 0};
-        if (fmh::q_tmap(qv, &qpb, &qx, &qmap) != MLA_STATUS_OK) {
-            printf("q tensor map failed: %s\n", mla_last_error());
-            return 1;
-        }
+    // The query's and the output's tensor maps, by the library's own builders (packed [b][s][h][576]
+    // and [b][s][h][512]); the output's for OPT_TMA_STORE only.
+    mla_problem tpb;
+    mla_problem_init(&tpb, MLA_DESIGN_FLASH_MLA);
+    tpb.b = b, tpb.s = s, tpb.h = h;
+    mla_flash_mla_tensors tx = {};
+    tx.q = q;
+    tx.out = out;
+    const int64_t rows = (int64_t)s * h;
+    tx.q_strides[0] = rows * DQK, tx.q_strides[1] = (int64_t)h * DQK, tx.q_strides[2] = DQK;
+    tx.out_strides[0] = rows * DA, tx.out_strides[1] = (int64_t)h * DA, tx.out_strides[2] = DA;
+    const fmh::Version tv = {"probe", nullptr, 0};
+    CUtensorMap qmap = {}, omap = {};
+    if (((opt & OPT_Q_TMA) && fmh::q_tmap(tv, &tpb, &tx, &qmap) != MLA_STATUS_OK) ||
+        ((opt & OPT_TMA_STORE) && fmh::o_tmap(tv, &tpb, &tx, &omap) != MLA_STATUS_OK)) {
+        printf("tensor map failed: %s\n", mla_last_error());
+        return 1;
     }
     LatentArgs a = {};
     a.qa = q;
@@ -184,9 +191,9 @@ int main(int argc, char **argv)
     }
     auto run = [&]() {
         if (mc || cm)
-            cudaLaunchKernelEx(&cfg, fn, tmap, qmap, a, nsplits, sl2, to);
+            cudaLaunchKernelEx(&cfg, fn, tmap, qmap, omap, a, nsplits, sl2, to);
         else
-            fn<<<grid, NTHREADS, smem>>>(tmap, qmap, a, nsplits, sl2, to);
+            fn<<<grid, NTHREADS, smem>>>(tmap, qmap, omap, a, nsplits, sl2, to);
     };
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -270,6 +277,15 @@ int main(int argc, char **argv)
                        "merged+stored %lld, barrier 2 %lld (cycles from finish entry)\n",
                        y, w, fin[y][w][0] - fin[y][w][6], fin[y][w][1] - fin[y][w][6], fin[y][w][2] - fin[y][w][6],
                        fin[y][w][3] - fin[y][w][6], fin[y][w][4] - fin[y][w][6], fin[y][w][5] - fin[y][w][6]);
+    }
+    if (!cm) {  // the one-split staged store's finish, CTA (0,0,0), from finish_pair's entry (SM cycles)
+        long long fin[2][2][8];
+        cudaMemcpyFromSymbol(fin, g_v3_fin, sizeof fin);
+        for (int w = 0; w < 2; ++w)
+            printf("one-split finish CTA (0,0,0) WG%d: entry at loop exit + %lld, sums %lld, half in smem %lld, "
+                   "barrier %lld, stores issued %lld (cycles from finish entry)\n",
+                   w, fin[0][w][6] - mk[2], fin[0][w][0] - fin[0][w][6], fin[0][w][1] - fin[0][w][6],
+                   fin[0][w][2] - fin[0][w][6], fin[0][w][3] - fin[0][w][6]);
     }
     printf("clocks relative to WG0 slot 0 of each pair (WG0: 0 top/S ready, 1 P_A out, 2 PV(A,L) done, 3 P_B in, "
            "4 PV(B,L) done, 5 QK(A') issued, 6 S_A' done | WG1: 0 P_A in, 1 P_B out, 2 PV(A,R) done, 3 PV(B,R) done, "

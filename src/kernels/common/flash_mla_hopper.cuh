@@ -27,6 +27,8 @@ constexpr size_t SMEM_OPTIN_MAX = 232448;        // 227 KB, sm_90
 typedef void (*MainFn)(CUtensorMap, LatentArgs, int, float, TileOut);
 // A main kernel that loads Q by TMA: the cache's tensor map, then the query's (fmh::q_tmap).
 typedef void (*MainQFn)(CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOut);
+// A main kernel that loads Q and stores O by TMA: the cache's map, the query's, the output's (fmh::o_tmap).
+typedef void (*MainQOFn)(CUtensorMap, CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOut);
 
 // Byte offset of element (row, col) in a 64 x 64 bf16 tile stored with the 128-byte swizzle
 // (the layout TMA writes and wgmma reads): 16-byte chunks permuted by the row's low 3 bits.
@@ -478,10 +480,14 @@ struct Version {
     // launch, CTA start and prologue overlap the previous kernel in the stream, as FlashMLA's
     // main kernel does. A kernel without that wait must never be launched so.
     bool pdl = false;
+    // `mainq` that also stores its bf16 rows by TMA (seesaw OPT_TMA_STORE, flash_mla_v41), with the
+    // output's tensor map as a third argument; used instead of `mainq` when set (smemq bytes). Last, so
+    // that the earlier versions' positional initialisers stay as they are.
+    MainQOFn mainqo = nullptr;
     bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
-    bool qtma(const mla_problem *pb) const { return mainq && !cluster2(pb) && q_tma_ok(pb->h); }
+    bool qtma(const mla_problem *pb) const { return (mainq || mainqo) && !cluster2(pb) && q_tma_ok(pb->h); }
     bool cmerge(const mla_problem *pb, int splits) const
     {
         return mainc && qtma(pb) && splits >= 2 && splits <= CMERGE_MAXS;
@@ -555,7 +561,7 @@ inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb
         return why(w, wl, "%s has one tile, block_m=64 block_n=64 warps=%d stages=2 (got %d/%d/%d/%d)", v.name,
                    v.threads / 32, t->block_m, t->block_n, t->warps, t->stages);
     if (t->splits < 0 || t->splits > 64) return why(w, wl, "splits=%d outside 0..64", t->splits);
-    if (v.mainq && !v.main && !q_tma_ok(pb->h))
+    if ((v.mainq || v.mainqo) && !v.main && !q_tma_ok(pb->h))
         return why(w, wl, "%s loads Q by TMA in boxes of one row block: h must divide 64 or be a multiple of 64 "
                           "(got %d)", v.name, pb->h);
     const size_t smem = v.smem_for(pb);
@@ -578,7 +584,8 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
         else if (v.persist(pb, r.splits))
             set_cfg(cfg, (const void *)v.mainp, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemp);
         else if (v.qtma(pb))
-            set_cfg(cfg, (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemq);
+            set_cfg(cfg, v.mainqo ? (const void *)v.mainqo : (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z,
+                    v.threads, v.smemq);
         else
             set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smem);
         return 1;
@@ -611,6 +618,10 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
     }
     if (v.mainq) {
         mla_status e = set_smem((const void *)v.mainq, v.smemq, "flash_mla hopper: cudaFuncSetAttribute");
+        if (e != MLA_STATUS_OK) return e;
+    }
+    if (v.mainqo) {
+        mla_status e = set_smem((const void *)v.mainqo, v.smemq, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
     }
     if (v.mainc) {
@@ -728,22 +739,33 @@ inline mla_status latent_args(const Version &v, const mla_problem *pb, const mla
 // with the caller's strides, read in boxes of one row block: {64 dims, h rows, 64 / h tokens}
 // when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. A dimension of extent 1 is
 // never stepped, so its stride is replaced by a valid one (callers may pass 0 there).
-inline mla_status q_tmap(const Version &v, const mla_problem *pb, const mla_flash_mla_tensors *x, CUtensorMap *qmap)
+// rowblock_tmap is that map for any [b][s][h][cols] bf16 tensor: o_tmap the output's (cols 512),
+// which OPT_TMA_STORE writes in the same row-block boxes.
+inline mla_status rowblock_tmap(const Version &v, const mla_problem *pb, const void *base, const int64_t *strides,
+                                unsigned cols, const char *what, CUtensorMap *map)
 {
     if (!q_tma_ok(pb->h))
         return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: h=%d neither divides 64 nor is a multiple of 64", v.name,
                         pb->h);
-    const unsigned long long dims[4] = {(unsigned long long)DQK, (unsigned long long)pb->h, (unsigned long long)pb->s,
+    const unsigned long long dims[4] = {(unsigned long long)cols, (unsigned long long)pb->h, (unsigned long long)pb->s,
                                         (unsigned long long)pb->b};
     unsigned long long st[3];
     for (int i = 0; i < 3; ++i) {
-        const long long e = x->q_strides[2 - i];
+        const long long e = strides[2 - i];
         st[i] = dims[i + 1] == 1 ? 16ull : (unsigned long long)e * sizeof(bf16);
         if (dims[i + 1] > 1 && e <= 0)
-            return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: q stride %d is %lld", v.name, 2 - i, e);
+            return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: %s stride %d is %lld", v.name, what, 2 - i, e);
     }
     const unsigned box[4] = {64u, (unsigned)(pb->h < BM ? pb->h : BM), (unsigned)(pb->h < BM ? BM / pb->h : 1), 1u};
-    return tmap_bf16_sw128(qmap, x->q, 4, dims, st, box, v.name);
+    return tmap_bf16_sw128(map, base, 4, dims, st, box, v.name);
+}
+inline mla_status q_tmap(const Version &v, const mla_problem *pb, const mla_flash_mla_tensors *x, CUtensorMap *qmap)
+{
+    return rowblock_tmap(v, pb, x->q, x->q_strides, DQK, "q", qmap);
+}
+inline mla_status o_tmap(const Version &v, const mla_problem *pb, const mla_flash_mla_tensors *x, CUtensorMap *omap)
+{
+    return rowblock_tmap(v, pb, x->out, x->out_strides, DA, "out", omap);
 }
 
 inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch_args *args)
@@ -790,7 +812,15 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         CUtensorMap qmap;
         e = q_tmap(v, pb, x, &qmap);
         if (e != MLA_STATUS_OK) return e;
-        cudaError_t ce = launch_main(v.mainq, r.grid, v.threads, v.smemq, st, v.pdl, tmap, qmap, a, r.splits, sl2, to);
+        cudaError_t ce;
+        if (v.mainqo) {
+            CUtensorMap omap;
+            e = o_tmap(v, pb, x, &omap);
+            if (e != MLA_STATUS_OK) return e;
+            ce = launch_main(v.mainqo, r.grid, v.threads, v.smemq, st, v.pdl, tmap, qmap, omap, a, r.splits, sl2, to);
+        } else {
+            ce = launch_main(v.mainq, r.grid, v.threads, v.smemq, st, v.pdl, tmap, qmap, a, r.splits, sl2, to);
+        }
         if (ce != cudaSuccess) return cuda_fail(ce, v.name);
     } else if (args->stage_mask & 1u) {
         cudaError_t ce = launch_main(v.main, r.grid, v.threads, v.smem, st, v.pdl, tmap, a, r.splits, sl2, to);

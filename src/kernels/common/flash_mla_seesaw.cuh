@@ -118,9 +118,11 @@ enum : int {
     // OPT_NOMAX; 67108864 the removed OPT_CM_L2HALF's, then the removed OPT_LATE_BT's (probe mask
     // 88098047 in the twenty-first session) and OPT_PB_AFTER_PVA's (the same mask in the
     // twenty-second): the twelfth, thirteenth, twenty-first and twenty-second sessions' records
-    // use them. 67108864 is free again and is the last free bit below 2^31; the option after it
-    // needs the mask widened to long long, which the twenty-second session checked leaves every
-    // kernel's SASS unchanged.)
+    // use them. From the twenty-third session 67108864 is OPT_TMA_STORE: probe mask 88098047
+    // means v35 + OPT_TMA_STORE from then on. It was the last free bit below 2^31; the option
+    // after it needs the mask widened to long long, which the twenty-second session checked
+    // leaves every kernel's SASS unchanged.)
+    OPT_TMA_STORE = 67108864,  // the one-split finish's bf16 rows leave by TMA tensor stores (flash_mla_v41)
     OPT_NOMAX = 16777216,
     OPT_CM_L2 = 33554432,
     OPT_CM_SENTMAX = 134217728,
@@ -354,7 +356,9 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
 // OPT_CMERGE's finish, thread 0 of consumer w of CTA (0, y, 0), y = 0, 1 (the two splits of row
 // block 0): SM clock at its points (0 entry, 1 halves written, 2 after the first cluster barrier,
 // 3 weights done, 4 merged rows stored, 5 after the second barrier; 6 finish_pair's entry, before
-// the row-sum exchange).
+// the row-sum exchange). The one-split kernels' staged store (store_rows_staged) uses 0-3 of CTA
+// (0, 0, 0): 0 its entry (row sums exchanged), 1 its half written to shared memory, 2 after its
+// 128 threads' barrier, 3 its rows' global stores issued.
 __device__ long long g_v3_fin[2][2][8];
 #define V3_FIN(k)                                                                                     \
     do {                                                                                              \
@@ -365,8 +369,12 @@ __device__ long long g_v3_fin[2][2][8];
 // boxes, 9-17 page B's), and records the SM clock at which each phase of each completes, that is
 // when the box's TMA load of pair k has landed. A non-blocking test with a short sleep, so that
 // the warp takes few issue slots from the consumers' warps on its scheduler. The static split
-// grid's one-split kernels only (one segment a CTA). Compiled in the twenty-second session, not
-// yet run on a GPU.
+// grid's one-split kernels only (one segment a CTA). First run in the twenty-third session
+// (docs/kernels/flash_mla.md): the watched CTA's pair is ~4.5 % longer (5455 -> 5700 cycles at
+// b=32,s=16; the launch 0.2 %), and the times are upper bounds (the lanes of the warp record
+// together). At s=16 page A's late boxes (4-8) had landed ~1800 cycles before QK(A') was issued
+// and page B's ~1500 before QK(B'): the reloads are not what sets the pair there. At s=2 (DRAM-fed)
+// some pairs' B' boxes landed just as QK(B') was issued.
 __device__ int g_v3_boxpoll;
 __device__ long long g_v3_box[64][18];
 __device__ __forceinline__ bool v3_test_parity(const uint64_t *bar, uint32_t parity)
@@ -670,13 +678,58 @@ static_assert(2 * STAGE_HALF <= STAGES * TILE_BYTES, "the staged O must fit in t
 // part, see above), syncs its 128 threads, and copies the rows out in 16-byte pieces, 512
 // (fp32) or 256 (bf16) contiguous bytes per warp instruction. Only once both consumers' loops
 // are done (every wgmma and TMA on the stages is complete).
+//
+// OPT_TMA_STORE (TMAST, flash_mla_v41; bf16 rows only, the fp32 partials keep the copy loop):
+// the half goes into four 64 x 64 boxes with the 128-byte swizzle that the output's tensor map
+// (fmh::o_tmap, Q's geometry over [b][s][h][512]) reads, and one thread of the consumer stores
+// them with four bulk tensor copies, instead of 128 threads copying 16 rows each through
+// registers. The box clips the rows past the request's s tokens, as the copy loop's m_last
+// test does. The thread waits only until the copies have read shared memory (the CTA must not
+// exit before), not for the global writes.
+template <bool TMAST = false>
 __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                                   int split, const KvRange &kr, const Consumer &c, int own,
                                                   const float (&o)[128], const float (&lt)[2],
-                                                  const float (&mr)[2], long long slot, char *stage)
+                                                  const float (&mr)[2], long long slot, char *stage,
+                                                  const CUtensorMap *omap = nullptr)
 {
+    V3_FIN(0);
     char *half = stage + c.w * STAGE_HALF;
     const bool f32 = to.partial;
+    if constexpr (TMAST) {
+        if (!f32) {
+            char *ob = stage + c.w * 4 * BOX_BYTES;  // boxes 4w .. 4w + 3 of the row block's O
+#pragma unroll
+            for (int rr = 0; rr < 2; ++rr) {
+                const int row = c.r0 + 8 * rr, m = kr.m0 + row;
+                const bool none = !(lt[rr] > 0.f);
+                const float inv = none ? 0.f : 1.f / lt[rr];
+#pragma unroll
+                for (int n = 0; n < 32; ++n)
+                    *reinterpret_cast<uint32_t *>(ob + (n >> 3) * BOX_BYTES + sw128(row, (8 * n + 2 * c.c4) & 63)) =
+                        pack_bf16x2(o[4 * n + 2 * rr] * inv, o[4 * n + 2 * rr + 1] * inv);
+                if (c.w == 0 && c.c4 == 0 && m <= kr.m_last)
+                    if (float *lp = pol.lse_at(m))
+                        *lp = none ? -CUDART_INF_F : (mr[rr] + log2f(lt[rr])) * 0.69314718055994531f;
+            }
+            ptx::fence_proxy_async(ptx::space_shared);  // the generic stores, seen by the bulk copies
+            V3_FIN(1);
+            named_bar_sync(BAR_OWN + c.w, 128);
+            V3_FIN(2);
+            if (own == 0) {
+                const int h = pol.a->h;
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const int32_t crd[4] = {c.w * 256 + 64 * i, kr.m0 % h, kr.m0 / h, pol.r};
+                    ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, omap, crd, ob + i * BOX_BYTES);
+                }
+                ptx::cp_async_bulk_commit_group();
+                ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>());
+            }
+            V3_FIN(3);
+            return;
+        }
+    }
 #pragma unroll
     for (int rr = 0; rr < 2; ++rr) {
         const int row = c.r0 + 8 * rr, m = kr.m0 + row;
@@ -703,7 +756,9 @@ __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &po
             }
         }
     }
+    V3_FIN(1);
     named_bar_sync(BAR_OWN + c.w, 128);
+    V3_FIN(2);
     if (f32) {
         // 64 rows x 64 pieces of 16 bytes; one warp instruction moves half a row (512 bytes)
 #pragma unroll 8
@@ -723,6 +778,7 @@ __device__ __forceinline__ void store_rows_staged(const LatentPolicy<DA, DB> &po
                 *reinterpret_cast<const uint4 *>(half + row * STAGE_ROW_BF16 + pc * 16);
         }
     }
+    V3_FIN(3);
 }
 
 // OPT_ST16: store_rows's bf16 path (no workspace) with 16-byte stores. In a consumer's
@@ -1163,9 +1219,10 @@ template <int OPT = 0>
 __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                             int split, const KvRange &kr, const Consumer &c, float *red,
                                             uint64_t *sums, uint32_t parity, long long slot,
-                                            const float (&o)[128], int own = 0, char *stage = nullptr)
+                                            const float (&o)[128], int own = 0, char *stage = nullptr,
+                                            const CUtensorMap *omap = nullptr)
 {
-    if (OPT & OPT_CMERGE) V3_FIN(6);
+    V3_FIN(6);  // (trace only; the one-split finish's points are in store_rows_staged)
     if ((OPT & OPT_CM_PUSH) && !(OPT & OPT_CM_L2))
         cluster_arrive_relaxed();  // this CTA's stages are free for the peer's rows
     float l0 = c.l_run0, l1 = c.l_run1;
@@ -1196,7 +1253,8 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
     else if ((OPT & OPT_CMERGE) && to.partial)
         store_rows_cmerge<OPT & (OPT_CM_LEAN | OPT_CM_F16 | OPT_CM_XLOCAL | OPT_CM_XNOST | OPT_CM_XBLOAT)>(pol, kr, c, own, o, lt, mr, stage, nsplits, split);
     else if (OPT & OPT_STAGED_STORE)
-        store_rows_staged(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage);
+        store_rows_staged<(OPT & OPT_TMA_STORE) != 0>(pol, to, nsplits, split, kr, c, own, o, lt, mr, slot, stage,
+                                                      omap);
     else if ((OPT & OPT_ST16) && !to.partial)
         store_rows_t16(pol, kr, c, o, lt, mr);
     else
@@ -1408,7 +1466,8 @@ enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
 template <bool SCHED, int OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
-                                           const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr)
+                                           const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr,
+                                           const CUtensorMap *omap = nullptr)
 {
     extern __shared__ char smem_raw[];
     char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
@@ -1433,6 +1492,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!CM || (QT && (OPT & OPT_STAGED_STORE)), "OPT_CMERGE extends the Q-by-TMA, staged-store kernel");
     static_assert(!(OPT & OPT_CM_LEAN) || CM, "OPT_CM_LEAN is a way of OPT_CMERGE's merge");
     constexpr bool ONE_FIN = (OPT & OPT_ONE_FINISH) != 0;
+    static_assert(!(OPT & OPT_TMA_STORE) || (QT && !CM && (OPT & OPT_STAGED_STORE)),
+                  "OPT_TMA_STORE is the one-split Q-by-TMA kernel's staged store");
     static_assert(!(OPT & OPT_CM_PUSH) || (CM && ONE_FIN && !(OPT & OPT_CM_LEAN)),
                   "OPT_CM_PUSH is the one-finish merge kernel's own way of merging");
     static_assert(!(OPT & OPT_LATE_B) || (QT && !MC), "OPT_LATE_B orders the first loads of the Q-by-TMA kernel");
@@ -1477,6 +1538,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (tid == 128) {
             prefetch_tensormap(tmap);
             prefetch_tensormap(qmap);
+            if constexpr ((OPT & OPT_TMA_STORE) != 0) prefetch_tensormap(omap);
         }
         pdl_wait();
     }
@@ -1624,7 +1686,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             }
             V3_MK(2);
             if (!ONE_FIN) {
-                finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
+                finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);
                 V3_MK(3);
             }
         } else {
@@ -1699,10 +1761,10 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 reg_fence(s);
                 V3_TR(1, i >> 1, 6);
             }
-            if (!ONE_FIN) finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
+            if (!ONE_FIN) finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);
         }
         if (ONE_FIN) {  // one copy of the finish for both consumers' code
-            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA);
+            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);
             V3_MK(3);
         }
         phA += (np + 1) >> 1;

@@ -176,7 +176,10 @@ static void write_stages(const run_ctx *c)
     }
     /* Each stage's SASS by its exact symbol (`cuobjdump -fun`, about a second); the whole
      * executable's listing (135 MB and 20-40 s with every version linked, which was most of a
-     * device A/B round's time) only for a stage whose symbol the runtime cannot tell, once. */
+     * device A/B round's time) only for a stage that runs but whose symbol the runtime cannot
+     * tell, once. A stage that does not run for the problem (the combine of a one-split plan)
+     * gets none: the twenty-third session found that such a stage still made every one-split
+     * CLI run take the whole listing (34 s a run on the device, 27 s of it cuobjdump). */
     char *sass_all = NULL;
     int sass_all_tried = 0;
     char tool[1024], exe[2048];
@@ -256,7 +259,11 @@ static void write_stages(const run_ctx *c)
         snprintf(rel, sizeof rel, "compiled/%s/resources.json", sn);
         cli_write_json(c->dir, rel, o);
         cJSON_Delete(o);
-        if (have_sass) {
+        if (have_sass && runs == 0) {
+            /* no launch, so no symbol: not worth the whole listing (27 s on the device) */
+            snprintf(rel, sizeof rel, "compiled/%s/sass.txt", sn);
+            cli_write_text(c->dir, rel, "(this stage does not run for this problem: no SASS written)\n");
+        } else if (have_sass) {
             char *s = NULL;
             if (symbol[0]) {
                 char *one = sass_listing(tool, exe, c->dir, symbol);

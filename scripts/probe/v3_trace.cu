@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <chrono>
 
-template <int OPT>
+template <long long OPT>
 __global__ void __launch_bounds__(NTHREADS, 1)
 probe_cta(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
           const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits, float sl2,
@@ -26,7 +26,7 @@ probe_cta(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUte
 }
 // (omap, the output's tensor map, is read by OPT_TMA_STORE's masks only)
 typedef void (*ProbeFn)(CUtensorMap, CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOut);
-static ProbeFn probe_fn(int opt)
+static ProbeFn probe_fn(long long opt)
 {
     switch (opt) {
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
@@ -44,6 +44,7 @@ static ProbeFn probe_fn(int opt)
     case 197182719: return probe_cta<197182719>;
     case 197182687: return probe_cta<197182687>;
     case 88098047: return probe_cta<88098047>;  // 20989183 + OPT_TMA_STORE (flash_mla_v41's one-split kernel)
+    case 2235581695LL: return probe_cta<2235581695LL>;  // 88098047 + OPT_WALK (flash_mla_v42's walk kernel)
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -87,6 +88,7 @@ static ProbeFn probe_fn(int opt)
     case 809518335: return probe_cta<809518335>; // 541082879 + OPT_LATE_PSTORE
     case 20989183: return probe_cta<20989183>; // 4211967 + OPT_NOMAX (flash_mla_v35's one-split kernel)
     case 88098047: return probe_cta<88098047>; // 20989183 + OPT_TMA_STORE (flash_mla_v41's one-split kernel)
+    case 2235581695LL: return probe_cta<2235581695LL>; // 88098047 + OPT_WALK (flash_mla_v42's walk kernel)
     case 20989151: return probe_cta<20989151>; // 20989183 without OPT_SPEC_B (the removed flash_mla_v37's one-split kernel)
     case 197182719: return probe_cta<197182719>; // flash_mla_v35's merge kernel (20989183 + CMERGE, CM_PUSH, CM_L2, CM_SENTMAX)
     case 197182687: return probe_cta<197182687>; // flash_mla_v40's merge kernel (197182719 without OPT_SPEC_B)
@@ -99,7 +101,7 @@ int main(int argc, char **argv)
 {
     const int b = argc > 1 ? atoi(argv[1]) : 32, s = argc > 2 ? atoi(argv[2]) : 16;
     const int h = argc > 3 ? atoi(argv[3]) : 128, t = argc > 4 ? atoi(argv[4]) : 4096;
-    const int opt = argc > 5 ? atoi(argv[5]) : 0;
+    const long long opt = argc > 5 ? atoll(argv[5]) : 0;
     const double sustain_s = argc > 6 ? atof(argv[6]) : 0.0;
     // MLA_PROBE_BOXES=1: the idle producer warp of CTA (0,0,0) records each box's landing
     // (flash_mla_seesaw.cuh, v3_box_poll); run the same mask with 0 to see what the watching costs.
@@ -107,15 +109,15 @@ int main(int argc, char **argv)
     cudaMemcpyToSymbol(g_v3_boxpoll, &boxpoll, sizeof boxpoll);
     const ProbeFn fn = probe_fn(opt);
     if ((opt & OPT_MCAST) && h != 128) {
-        printf("opt=%d needs h = 128 (clusters of a token's two row blocks); skipped\n", opt);
+        printf("opt=%lld needs h = 128 (clusters of a token's two row blocks); skipped\n", opt);
         return 0;
     }
     if ((opt & OPT_Q_TMA) && !fmh::q_tma_ok(h)) {
-        printf("opt=%d needs h dividing 64 or a multiple of 64 (Q by TMA); skipped\n", opt);
+        printf("opt=%lld needs h dividing 64 or a multiple of 64 (Q by TMA); skipped\n", opt);
         return 0;
     }
     if (!fn) {
-        printf("opt %d is not instantiated in the probe\n", opt);
+        printf("opt %lld is not instantiated in the probe\n", opt);
         return 1;
     }
     const ProbeProblem pp = probe_problem(b, s, h, t);
@@ -172,7 +174,14 @@ int main(int argc, char **argv)
     const bool mc = (opt & OPT_MCAST) != 0;  // clusters of two row blocks
     const size_t smem = mc || (opt & OPT_Q_TMA) ? MSMEM_BYTES : SMEM_BYTES;
     cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    const dim3 grid((s * h + 63) / 64, nsplits, b);  // static grid: one split, or two with OPT_CMERGE
+    // static grid: one split, or two with OPT_CMERGE; OPT_WALK: one CTA an SM walking the row
+    // blocks, its int argument b
+    const bool wk = (opt & OPT_WALK) != 0;
+    int nsm = 132;
+    cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0);
+    const int items = (s * h + 63) / 64 * b;
+    const dim3 grid = wk ? dim3(items < nsm ? items : nsm) : dim3((s * h + 63) / 64, nsplits, b);
+    const int iarg = wk ? b : nsplits;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute cattr[1];
     cfg.gridDim = grid;
@@ -187,13 +196,13 @@ int main(int argc, char **argv)
     if (mc || cm) {
         int nc = 0;
         const cudaError_t oe = cudaOccupancyMaxActiveClusters(&nc, fn, &cfg);
-        printf("opt=%d: at most %d clusters of 2 CTAs resident (%s)\n", opt, nc, cudaGetErrorString(oe));
+        printf("opt=%lld: at most %d clusters of 2 CTAs resident (%s)\n", opt, nc, cudaGetErrorString(oe));
     }
     auto run = [&]() {
         if (mc || cm)
             cudaLaunchKernelEx(&cfg, fn, tmap, qmap, omap, a, nsplits, sl2, to);
         else
-            fn<<<grid, NTHREADS, smem>>>(tmap, qmap, omap, a, nsplits, sl2, to);
+            fn<<<grid, NTHREADS, smem>>>(tmap, qmap, omap, a, iarg, sl2, to);
     };
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -209,7 +218,7 @@ int main(int argc, char **argv)
     cudaEventElapsedTime(&ms, e0, e1);
     const double us = ms * 1000.0 / reps;
     const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);  // causal ~ full at s << t
-    printf("opt=%d b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch (main kernel, one split), %.1f TFLOP/s\n", opt, b, s,
+    printf("opt=%lld b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch (main kernel, one split), %.1f TFLOP/s\n", opt, b, s,
            h, t, grid.x, grid.y, grid.z, us, flops / us * 1e-6);
     {  // per-CTA durations and per-SM gaps between consecutive CTAs (last launch)
         const int n = grid.x * grid.y * grid.z;
@@ -255,7 +264,17 @@ int main(int argc, char **argv)
     cudaMemcpyFromSymbol(mk, g_v3_mark, sizeof mk);
     const int ppc = (ppr + nsplits - 1) / nsplits;  // pages of CTA (0,0,0)'s split
     const int pairs = (ppc + 1) / 2 < 64 ? (ppc + 1) / 2 : 64;
-    {  // where CTA (0,0,0)'s cycles go: before the first pair, the pairs, after the last
+    if (wk) {  // CTA 0's items: start-up, pairs, finish, and the gap from one item's loop exit to the next's first S
+        long long wm[16][5];
+        cudaMemcpyFromSymbol(wm, g_v3_wk, sizeof wm);
+        const int ni = (items - 1) / (int)grid.x + 1 < 16 ? (items - 1) / (int)grid.x + 1 : 16;
+        for (int k = 0; k < ni; ++k)
+            printf("walk CTA 0 item %d: top at %lld, -> Q landed %lld, -> first S_A %lld | loop %lld | finish %lld | "
+                   "loop exit -> next item's first S_A %lld (SM cycles)\n",
+                   k, wm[k][0] - mk[0], wm[k][1] - wm[k][0], wm[k][2] - wm[k][0], wm[k][3] - wm[k][2],
+                   wm[k][4] - wm[k][3], k + 1 < ni ? wm[k + 1][2] - wm[k][3] : -1LL);
+    }
+    if (!wk) {  // where CTA (0,0,0)'s cycles go: before the first pair, the pairs, after the last
         const long long all = mk[3] - mk[0], pre = tr[0][0][0] - mk[0], body = mk[2] - tr[0][0][0];
         printf("CTA (0,0,0) cycles: start -> Q loaded %lld, -> first S_A done %lld | %d pairs %lld (%.0f per pair) | "
                "loop exit -> stored %lld | total %lld (start-up + finish = %.1f %%)\n",
@@ -294,7 +313,7 @@ int main(int argc, char **argv)
     for (int p = 2; p + 2 < pairs; ++p) per.push_back(tr[0][p + 1][0] - tr[0][p][0]);
     std::sort(per.begin(), per.end());
     if (!per.empty())
-        printf("opt=%d steady pair period: median %lld, min %lld, max %lld SM cycles (%zu pairs)\n", opt,
+        printf("opt=%lld steady pair period: median %lld, min %lld, max %lld SM cycles (%zu pairs)\n", opt,
                per[per.size() / 2], per.front(), per.back(), per.size());
     long long prev = 0;
     for (int p = 0; p < pairs; ++p) {
@@ -313,7 +332,7 @@ int main(int argc, char **argv)
     if (boxpoll && !cm) {  // when each box of the next pair's pages landed, from this pair's top
         long long bx[64][18];
         cudaMemcpyFromSymbol(bx, g_v3_box, sizeof bx);
-        printf("opt=%d box landings for pair p+1, SM cycles from pair p's top (A' boxes 0-8 | B' boxes 0-8); reloads "
+        printf("opt=%lld box landings for pair p+1, SM cycles from pair p's top (A' boxes 0-8 | B' boxes 0-8); reloads "
                "issued at about WG0 slot 2 (A' 0-3), WG1 slot 2 (A' 4-8), WG0 slot 4 (B' 0-3), WG1 slot 3 (B' 4-8)\n",
                opt);
         std::vector<long long> lat[4];  // last box of each reload group, from its issue
@@ -334,13 +353,13 @@ int main(int argc, char **argv)
         for (int g = 0; g < 4; ++g) {
             if (lat[g].empty()) continue;
             std::sort(lat[g].begin(), lat[g].end());
-            printf("opt=%d reload group %s: issue -> last box landed median %lld, min %lld, max %lld SM cycles (%zu pairs)\n",
+            printf("opt=%lld reload group %s: issue -> last box landed median %lld, min %lld, max %lld SM cycles (%zu pairs)\n",
                    opt, grp[g], lat[g][lat[g].size() / 2], lat[g].front(), lat[g].back(), lat[g].size());
         }
     }
     if (sustain_s > 0) {
         char label[32];
-        snprintf(label, sizeof label, "opt=%d", opt);
+        snprintf(label, sizeof label, "opt=%lld", opt);
         probe_sustain(run, sustain_s, (int)(grid.x * grid.y * grid.z), label);
     }
     return 0;

@@ -484,10 +484,15 @@ struct Version {
     // output's tensor map as a third argument; used instead of `mainq` when set (smemq bytes). Last, so
     // that the earlier versions' positional initialisers stay as they are.
     MainQOFn mainqo = nullptr;
+    // A `mainqo` that walks whole row blocks (seesaw OPT_WALK, flash_mla_v42), used instead of it
+    // when the plan has one split: one CTA an SM, min(SMs, b * row blocks) CTAs, its int argument
+    // is b (smemq bytes). Last, for the same reason as `mainqo`.
+    MainQOFn mainw = nullptr;
     bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
+    bool walk(const mla_problem *pb, int splits) const { return mainw && qtma(pb) && splits == 1; }
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
-    bool qtma(const mla_problem *pb) const { return (mainq || mainqo) && !cluster2(pb) && q_tma_ok(pb->h); }
+    bool qtma(const mla_problem *pb) const { return (mainq || mainqo || mainw) && !cluster2(pb) && q_tma_ok(pb->h); }
     bool cmerge(const mla_problem *pb, int splits) const
     {
         return mainc && qtma(pb) && splits >= 2 && splits <= CMERGE_MAXS;
@@ -539,7 +544,7 @@ inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_proble
         r.ws_o = v.cm_ws_cta * r.grid.x * r.grid.y * r.grid.z;
         r.ws_lse = 0;
     }
-    if (v.persist(pb, r.splits)) {  // one CTA an SM (one fits), at most one a row block
+    if (v.persist(pb, r.splits) || v.walk(pb, r.splits)) {  // one CTA an SM (one fits), at most one a row block
         const long long items = (long long)row_blocks * pb->b;
         const int sms = dev && dev->sm_count > 0 ? dev->sm_count : 132;
         r.grid = dim3((unsigned)(items < sms ? items : sms), 1, 1);
@@ -583,6 +588,8 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
             set_cfg(cfg, (const void *)v.mainc, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemc);
         else if (v.persist(pb, r.splits))
             set_cfg(cfg, (const void *)v.mainp, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemp);
+        else if (v.walk(pb, r.splits))
+            set_cfg(cfg, (const void *)v.mainw, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemq);
         else if (v.qtma(pb))
             set_cfg(cfg, v.mainqo ? (const void *)v.mainqo : (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z,
                     v.threads, v.smemq);
@@ -622,6 +629,10 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
     }
     if (v.mainqo) {
         mla_status e = set_smem((const void *)v.mainqo, v.smemq, "flash_mla hopper: cudaFuncSetAttribute");
+        if (e != MLA_STATUS_OK) return e;
+    }
+    if (v.mainw) {
+        mla_status e = set_smem((const void *)v.mainw, v.smemq, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
     }
     if (v.mainc) {
@@ -807,6 +818,13 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         if (e != MLA_STATUS_OK) return e;
         cudaError_t ce = launch_main(v.mainp, r.grid, v.threads, v.smemp, st, v.pdl, tmap, qmap, a,
                                      pb->b | (tail ? PTAIL_ON : 0), sl2, to);
+        if (ce != cudaSuccess) return cuda_fail(ce, v.name);
+    } else if ((args->stage_mask & 1u) && v.walk(pb, r.splits)) {
+        CUtensorMap qmap, omap;
+        e = q_tmap(v, pb, x, &qmap);
+        if (e == MLA_STATUS_OK) e = o_tmap(v, pb, x, &omap);
+        if (e != MLA_STATUS_OK) return e;
+        cudaError_t ce = launch_main(v.mainw, r.grid, v.threads, v.smemq, st, v.pdl, tmap, qmap, omap, a, pb->b, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, v.name);
     } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
         CUtensorMap qmap;

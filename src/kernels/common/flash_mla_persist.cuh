@@ -110,7 +110,7 @@ __device__ __forceinline__ const int *seg_bt(const LatentArgs &a, const Seg &g)
     return a.block_table + (long long)g.r * a.bt_stride;
 }
 
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ Seg seg_at(const LatentArgs &a, const Plan &plan, const mla_sched_part &part, int r)
 {
     Seg g;
@@ -262,7 +262,7 @@ __device__ __forceinline__ void tail_build(const LatentArgs &a, int nrb, int ite
 // OPT_PSTATIC: the walk's items instead of requests, part.r1 the last item, a stride of gridDim.x.
 // tail: OPT_PTAIL's cut is on (the kernel argument's PTAIL_ON bit); tl / tbar: the piece list
 // and its barrier (tail_build).
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ int next_seg(const LatentArgs &a, const Plan &plan, const mla_sched_part &part,
                                         const TileOut &to, int r, int w, int own, Seg &g, bool tail = false,
                                         const int4 *tl = nullptr, uint64_t *tbar = nullptr)
@@ -326,7 +326,7 @@ __device__ __forceinline__ NextPages next_pages(const LatentArgs &a, const Seg &
 
 // One persistent CTA (384 threads, PSMEM_BYTES of dynamic shared memory): CTA (row block x,
 // part y) of the plan. tmap: the cache's tensor map; qmap: the query's (load_q_tma).
-template <int OPT, int NT = NTHREADS>
+template <long long OPT, int NT = NTHREADS>
 __device__ __forceinline__ void persist_cta(const CUtensorMap *tmap, const CUtensorMap *qmap, const LatentArgs &a,
                                             float sl2, const TileOut &to, const Plan &plan, int nb = 0)
 {

@@ -91,7 +91,7 @@ constexpr int BAR_PA = 2, BAR_PB = 3, BAR_OWN = 4;
 // instead of DSMEM loads (finish 15300 -> 18900 cycles: 64 one-KB bulk copies a CTA take ~4400
 // cycles to issue, and the merge loop took ~9200 cycles with local loads too, so the DSMEM loads
 // were not its cost).
-enum : int {
+enum : long long {
     OPT_EARLY_B = 1,
     OPT_SKIP_RESCALE = 2,
     OPT_FAST_SOFTMAX = 4,
@@ -119,9 +119,8 @@ enum : int {
     // 88098047 in the twenty-first session) and OPT_PB_AFTER_PVA's (the same mask in the
     // twenty-second): the twelfth, thirteenth, twenty-first and twenty-second sessions' records
     // use them. From the twenty-third session 67108864 is OPT_TMA_STORE: probe mask 88098047
-    // means v35 + OPT_TMA_STORE from then on. It was the last free bit below 2^31; the option
-    // after it needs the mask widened to long long, which the twenty-second session checked
-    // leaves every kernel's SASS unchanged.)
+    // means v35 + OPT_TMA_STORE from then on. It was the last free bit below 2^31; the
+    // twenty-fourth session widened the mask to long long, see below.)
     OPT_TMA_STORE = 67108864,  // the one-split finish's bf16 rows leave by TMA tensor stores (flash_mla_v41)
     OPT_NOMAX = 16777216,
     OPT_CM_L2 = 33554432,
@@ -130,11 +129,16 @@ enum : int {
     OPT_LATE_PSTORE = 268435456,  // with OPT_SPEC_B: consumer 1 stores P_B after issuing PV(A,R)
     OPT_PSTATIC = 512,            // persist_cta: a static walk of the row blocks (flash_mla_v21)
     OPT_PTAIL = 256,              // persist_cta with OPT_PSTATIC: the last round cut by pages (flash_mla_v24)
-    OPT_ST16 = 1073741824         // bf16 rows stored from registers in 16-byte pieces (flash_mla_v21)
+    OPT_ST16 = 1073741824,        // bf16 rows stored from registers in 16-byte pieces (flash_mla_v21)
+    // From the twenty-fourth session the mask is a long long (every kernel's SASS unchanged by
+    // the widening, cuobjdump md5 of v3, v22, v24, v35, v40 and v41); the bits from 2^31 up:
+    OPT_WALK = 2147483648LL       // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
+    // (4294967296 was OPT_WALK_PRE's, measured and removed in the same session: probe mask
+    // 6530548991 = 2235581695 (v41's one-split mask + OPT_WALK) + it.)
 };
 // The masks of the versions that use them (v3 and v4: none).
-constexpr int OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
-constexpr int OPT_V6 = OPT_V5 | OPT_Q_BATCH | OPT_STAGED_STORE;  // flash_mla_v7's main kernel too
+constexpr long long OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
+constexpr long long OPT_V6 = OPT_V5 | OPT_Q_BATCH | OPT_STAGED_STORE;  // flash_mla_v7's main kernel too
 
 //   OPT_LAZY_MAX: a row's running max only moves when a page's max exceeds it by more than
 //     LAZY_TH (log2 units), so P may reach 2^LAZY_TH = 256 (exact in bf16's exponent range, and O
@@ -275,6 +279,26 @@ constexpr float NOMAX_SUM = 65536.f;
 //     and 0.9 % sustained; the uninstrumented kernel (flash_mla_v20's one-split kernel) was 0.8-1.4 %
 //     slower than v19's through the library (CLI A/B, s=16 and s=64) and slower in 14 of 15 bench
 //     rows. With OPT_P_STSM as well, neither gain held even in the probe.
+//   OPT_WALK (with OPT_Q_TMA, OPT_TMA_STORE and OPT_ONE_FINISH; one split; flash_mla_v42): the CTA
+//     walks whole row blocks, items x, x + G, ... of the b * row-block list in the static grid's
+//     launch order (G = gridDim.x = min(items, SMs); the int argument is b), instead of one CTA a
+//     row block. Between two items the consumers sync once (named barrier 1: both halves' bulk
+//     stores have read stage 0) and the next item starts as a new CTA would, without the CTA's
+//     exit, launch, barrier set-up and register hand-over. By the timeline probe (twenty-third
+//     session) a one-split CTA spends ~11000 SM cycles from its start to its first S and ~4500
+//     in its finish, of ~190000; the fifteenth session's persistent kernel (persist_cta, v22)
+//     cut that to ~4200 a row block but its pairs ran 2.5 % slower in their own loop. Here the
+//     pairs are seesaw_cta's.
+//   Measured and removed (twenty-fourth session, flash_mla_v43 and the first build of v42):
+//     OPT_WALK_PRE, the next item's loads started before this one ended. Consumer 1 issued the
+//     next Q at its loop's exit (both last S done) and the next page B into stage 1 (the bf16
+//     finish stages in stage 0 only) either at consumer 0's row-sum wait or at the end of its own
+//     finish. The next item's first S came ~4000 cycles after its top instead of ~5200-8900, but
+//     the pairs of both builds ran slower than the plain walk's: timeline probe, b=32,s=16,
+//     direct launches, 833.8 / 872.6-873.4 us against 822.9 / 835.9-836.3 (pairs 5439 / 5740
+//     against 5331-5357 cycles); sustained (5 s, 690 W) 956.0-957.9 against 924.4-925.6 us, s=4
+//     248.5-248.6 against 240.4-240.7. The pair loops' code was the same length (1466 / 2110
+//     against 1459 / 2105 instructions); why their pairs were slower is not measured.
 //   The mask-free softmax's row max and row sums as trees (depth 4, four partial sums) were
 //     measured and removed (probe, 2026-12-01): under 0.5 % alone, and they cancelled the late
 //     store's gain; the chains are ~40 cycles of a ~1000-1250-cycle softmax.
@@ -293,14 +317,14 @@ constexpr float NOMAX_SUM = 65536.f;
 //     slower on 13 of the 16 rows, by 2-4 % (s=16 978.1 against 952.7 us, s=128 7614.4 against 7382.3,
 //     b=128,t=8192,s=2 1030.7 against 986.5). Not measured: why; the prefetches land while the
 //     current wave still loads its first pages. A third prefetch that cost more than it saved.
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ float next_max(float m_run, float page_max)
 {
     if (OPT & OPT_LAZY_MAX) return page_max > m_run + LAZY_TH ? page_max : m_run;  // -inf + 8 = -inf
     return fmaxf(m_run, page_max);
 }
 
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ float fexp2(float x)
 {
     if (OPT & OPT_FAST_SOFTMAX) {
@@ -313,7 +337,7 @@ __device__ __forceinline__ float fexp2(float x)
 
 // O times the rescale factors, skipped (OPT_SKIP_RESCALE) when every factor of the warp is 1:
 // exp2(m - m) is exactly 1, so skipping changes nothing. Warp-uniform; no wgmma on o in flight.
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void rescale_o(float (&o)[128], float f0, float f1)
 {
     if (!(OPT & OPT_SKIP_RESCALE) || __any_sync(0xffffffffu, f0 != 1.f || f1 != 1.f)) scale_o(o, f0, f1);
@@ -403,7 +427,21 @@ __device__ __noinline__ void v3_box_poll(const uint64_t *full, int np)
         if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && (pair) < 64) \
             g_v3_trace[w][pair][slot] = clock64();                                             \
     } while (0)
+// OPT_WALK: CTA 0's items (the first 16), thread 128: SM clock at 0 the item's top (past the barrier
+// between items), 1 its Q landed, 2 its first S_A done, 3 consumer 0's loop exit, 4 its finish done.
+// (The same points of a later wave's static CTA, recorded by its linear id, made the probe's
+// static kernel's pairs ~4 % longer, 5671 against 5445 cycles: the id's registers, hoisted. Its
+// one run, twenty-fourth session, b=32,s=16 CTA 200: Q landed 5331 cycles after its top, first
+// S_A 8823; s=4: 4017 and 7564.)
+__device__ long long g_v3_wk[16][5];
+#define V3_WK(item, slot)                                                                        \
+    do {                                                                                         \
+        if (WK && tid == 128 && blockIdx.x == 0 && (item) < 16) g_v3_wk[item][slot] = clock64(); \
+    } while (0)
 #else
+#define V3_WK(item, slot) \
+    do {                  \
+    } while (0)
 #define V3_FIN(k) \
     do {          \
     } while (0)
@@ -435,7 +473,7 @@ __device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, ui
 
 // S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
 // landed; committed, not waited. C0 == 0 starts a new S.
-template <int C0, int C1, int OPT = 0>
+template <int C0, int C1, long long OPT = 0>
 __device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32_t k_base, uint64_t *full,
                                          uint32_t parity)
 {
@@ -495,7 +533,7 @@ __device__ __forceinline__ void page_rowmax(const float (&acc)[32], float (&s)[3
 // pa[4kk .. 4kk+3] = {(r0, 8 first), (r1, 8 first), (r0, 8 second), (r1, 8 second)}. Also the
 // thread's partial row sums of P (in fp32, as v1 sums them).
 // With sl2 != 1 (the mask-free path) s is the raw accumulator and 2^(s * sl2 - mu) one FFMA.
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void page_exp(const float (&s)[32], float mu0, float mu1, uint32_t (&pa)[16],
                                          float &ps0, float &ps1, float sl2 = 1.f)
 {
@@ -534,7 +572,7 @@ __device__ __forceinline__ void store_p_stsm(char *sP, const uint32_t (&pa)[16],
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) stmatrix_x4(base + ((32u * kk) ^ y), pa[4 * kk], pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3]);
 }
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void store_p_opt(char *sP, const uint32_t (&pa)[16], const Consumer &c)
 {
     if (OPT & OPT_P_STSM)
@@ -544,7 +582,7 @@ __device__ __forceinline__ void store_p_opt(char *sP, const uint32_t (&pa)[16], 
 }
 
 // O[:, 256w..) += P . V[:, 256w..) with P from registers / from the page's P box.
-template <int OPT = 0>
+template <long long OPT = 0>
 __device__ __forceinline__ void issue_pv_rs(float (&o)[128], const uint32_t (&pa)[16], uint32_t k_base, int w)
 {
     reg_fence(o);
@@ -573,7 +611,7 @@ __device__ __forceinline__ void wait_v_half(uint64_t *full, uint32_t parity, int
 // Softmax of an owned page, first half: from S to P in registers (bf16 A fragments) and the
 // thread's partial row sums; the running max moves to the page's and O's rescale factors are
 // returned. `j` is the page index.
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const float (&acc)[32], uint32_t (&pa)[16],
                                         float &f0, float &f1, float &ps0, float &ps1)
 {
@@ -625,7 +663,7 @@ __device__ __forceinline__ void own_exp(int j, float sl2, Consumer &c, const flo
 // fences both for the async proxy; the caller's arrive publishes them. `own` is the consumer's
 // 128-thread index.
 __device__ __forceinline__ bool page_is_tail(const LatentPolicy<DA, DB> &pol, int j) { return pol.t_r - j * BN < BN; }
-template <int OPT = 0>
+template <long long OPT = 0>
 __device__ __forceinline__ void own_store(const LatentPolicy<DA, DB> &pol, int j, char *sK, const Consumer &c, int own,
                                           const uint32_t (&pa)[16])
 {
@@ -642,7 +680,7 @@ __device__ __forceinline__ void own_commit(const LatentPolicy<DA, DB> &pol, int 
     if (page_is_tail(pol, j)) named_bar_sync(BAR_OWN + c.w, 128);  // own zeroed V rows before own PV
 }
 
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int j, char *sK, float *mb, float sl2,
                                             Consumer &c, int own, const float (&acc)[32], uint32_t (&pa)[16],
                                             float &f0, float &f1, float &ps0, float &ps1)
@@ -653,7 +691,7 @@ __device__ __forceinline__ void own_softmax(const LatentPolicy<DA, DB> &pol, int
 }
 
 // The other consumer's published max: O's rescale factors from our running max to it.
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void adopt_max(const float *mb, Consumer &c, float &f0, float &f1)
 {
     const float m0 = mb[c.r0], m1 = mb[c.r1];
@@ -1081,7 +1119,7 @@ __device__ __forceinline__ float row_absmax(const float (&o)[128])
 }
 // `lt`: the rows' full sums (both consumers'); `q`: this CTA's split (its rank in the cluster).
 // The caller arrived on the cluster barrier at its loop's exit (not with OPT_CM_L2 alone).
-template <int OPT = 0>
+template <long long OPT = 0>
 __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol, const KvRange &kr,
                                                 const Consumer &c, int own, const float (&o)[128],
                                                 const float (&lt)[2], const float (&mr)[2], char *stage, int q,
@@ -1215,7 +1253,7 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
     }
 }
 
-template <int OPT = 0>
+template <long long OPT = 0>
 __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                             int split, const KvRange &kr, const Consumer &c, float *red,
                                             uint64_t *sums, uint32_t parity, long long slot,
@@ -1352,7 +1390,7 @@ __device__ __forceinline__ void seesaw_plan(const int *seqlens, int t, int b, in
 // group], count 2); the first use of each stage needs no release. Every CTA arms its own box
 // barriers for every group (the peer's multicast completes bytes on them, possibly before the
 // arming: the transaction count may run negative); only the group's rank issues the copy.
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void mcast_producer(const CUtensorMap *tmap, const LatentArgs &a, int nsplits,
                                                uint64_t *full, uint64_t *empty, char *sK)
 {
@@ -1390,7 +1428,7 @@ __device__ __forceinline__ void mcast_producer(const CUtensorMap *tmap, const La
 }
 
 // A consumer is done with a stage group: release it in both CTAs of the cluster (OPT_MCAST).
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void mcast_release(uint64_t *bar)
 {
     if (OPT & OPT_MC_LOCAL) {
@@ -1405,7 +1443,7 @@ __device__ __forceinline__ void mcast_release(uint64_t *bar)
 // The calling consumer thread was the last reader of a stage group (`mask` of the stage at
 // sK / full): reload it with page `pg`, or, with OPT_MCAST, release it to the producers
 // (`empty`: the group's release barrier).
-template <int OPT>
+template <long long OPT>
 __device__ __forceinline__ void group_done(const CUtensorMap *tmap, char *sK, uint64_t *full, int pg, unsigned mask,
                                            uint64_t *empty)
 {
@@ -1464,7 +1502,7 @@ __device__ __forceinline__ int bt_at(const int *p)
 // cycles). Code: docs/bench/h200-2026-12-01-s20/fm_order_v34.patch.
 enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
-template <bool SCHED, int OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>
+template <bool SCHED, long long OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr,
                                            const CUtensorMap *omap = nullptr)
@@ -1499,6 +1537,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!(OPT & OPT_LATE_B) || (QT && !MC), "OPT_LATE_B orders the first loads of the Q-by-TMA kernel");
     static_assert(!MC || !SCHED, "OPT_MCAST is for the static split grid");
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
+    constexpr bool WK = (OPT & OPT_WALK) != 0;
+    static_assert(!WK || (QT && ONE_FIN && (OPT & OPT_TMA_STORE)), "OPT_WALK walks the one-split TMA-store kernel");
     if (threadIdx.x == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
@@ -1517,7 +1557,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         setmaxnreg_dec<40>();
 #ifdef MLA_V3_TRACE
         // (not in OPT_CMERGE's kernels: a live watcher would hold their cluster barriers)
-        if (!SCHED && !MC && !CM && threadIdx.x < 32 && g_v3_boxpoll && blockIdx.x == 0 && blockIdx.y == 0 &&
+        if (!SCHED && !MC && !CM && !(OPT & OPT_WALK) && threadIdx.x < 32 && g_v3_boxpoll && blockIdx.x == 0 && blockIdx.y == 0 &&
             blockIdx.z == 0) {
             LatentPolicy<DA, DB> pol(&a, (int)blockIdx.z);
             const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
@@ -1560,7 +1600,18 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     // Phase bookkeeping across segments: page A's boxes complete once per pair, B's once per
     // pair that has a B.
     int phA = 0, phB = 0;
-    for (int r = part.r0, seg = 0; r <= part.r1; ++r, ++seg) {
+    // OPT_WALK: items it = blockIdx.x, + gridDim.x, ... of wk_n = b * wk_nx (nsplits carries b);
+    // item it is row block it % wk_nx of request it / wk_nx, one split.
+    const int wk_nx = WK ? (a.s * a.h + BM - 1) / BM : 1, wk_n = WK ? wk_nx * nsplits : 0;
+    const int ns1 = WK ? 1 : nsplits;
+    for (int r = part.r0, seg = 0, it = blockIdx.x; WK ? it < wk_n : r <= part.r1; ++seg) {
+        int rbx = blockIdx.x;
+        if (WK) {
+            r = it / wk_nx;
+            rbx = it - r * wk_nx;
+            if (seg > 0) named_bar_sync(1, CONSUMERS);  // the last item's readers of Q and the stages are done
+        }
+        V3_WK(seg, 0);
         LatentPolicy<DA, DB> pol(&a, r);
         KvRange kr;
         long long slot = -1;
@@ -1577,7 +1628,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             slot = ns >= 2 ? (long long)plan.pprefix[r] + sidx : -1;
             tseg.partial = ns >= 2;
         } else {
-            kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
+            kr = kv_range(pol, rbx * BM, WK ? 0 : blockIdx.y, ns1);
         }
         const int np = kr.b1 - kr.b0;
         const int *bt = a.block_table + (long long)r * a.bt_stride;
@@ -1596,7 +1647,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu);
         }
         if (QT) {
-            wait_parity(qbar, 0);  // one segment: the barrier's first phase
+            wait_parity(qbar, WK ? (uint32_t)(seg & 1) : 0u);  // one segment: the barrier's first phase
             if ((OPT & OPT_LATE_B) && tid == 128 && np > 1)
                 load_boxes(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu);
         } else {
@@ -1607,6 +1658,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             named_bar_sync(1, CONSUMERS);
         }
         V3_MK(1);
+        V3_WK(seg, 1);
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
 
         float o[128];
@@ -1623,6 +1675,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             if (np > 0) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, pA0);
             wgmma_wait<0>();
             reg_fence(s);
+            V3_WK(seg, 2);
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
@@ -1685,6 +1738,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 6);
             }
             V3_MK(2);
+            V3_WK(seg, 3);
             if (!ONE_FIN) {
                 finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);
                 V3_MK(3);
@@ -1764,11 +1818,20 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             if (!ONE_FIN) finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);
         }
         if (ONE_FIN) {  // one copy of the finish for both consumers' code
-            finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);
+            if (WK)
+                finish_pair<OPT>(pol, tseg, 1, 0, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);
+            else
+                finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);
             V3_MK(3);
+            V3_WK(seg, 4);
         }
         phA += (np + 1) >> 1;
         phB += np >> 1;
+        if (WK) {
+            it += gridDim.x;
+        } else {
+            ++r;
+        }
     }
     if (MC) cluster_sync();
     V3_CTA(2);

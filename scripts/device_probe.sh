@@ -20,7 +20,9 @@
 # in order. MLA_PROBE_BOXES=1 (read by v3_probe too) adds when each box of each pair's pages
 # landed, for the one-split masks (the idle producer warp of CTA (0,0,0) watches the 18 full
 # barriers), and each reload group's issue-to-landed cycles; run a mask with 0 and 1 to see what
-# the watching costs. Writes everything to $OUT/probe.txt.
+# the watching costs. MLA_PROBE_PDL=1 (read by v3_probe) runs masks 88098047 and 2235581695 as the
+# library builds and launches them, with PDL (added in the twenty-fourth session, not yet run).
+# Writes everything to $OUT/probe.txt.
 set -uo pipefail
 B=${1:-build}
 OUT=${OUT:-/tmp/out}

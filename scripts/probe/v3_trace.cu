@@ -24,8 +24,30 @@ probe_cta(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUte
 {
     seesaw_cta<false, OPT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap, &omap);
 }
+// MLA_PROBE_PDL=1: the same CTA as the library builds it for PDL launches (PDLM_WAIT: the tensor
+// maps prefetched, griddepcontrol.wait before any global access, the block table by coherent
+// loads), launched with programmatic stream serialisation as the library launches it. Q-by-TMA
+// static-grid masks only (PDLM's own condition). Added in the twenty-fourth session, after the
+// walk (OPT_WALK) was faster in this probe's direct launches and slower through the library;
+// compiled here, NOT YET RUN on a GPU.
+template <long long OPT>
+__global__ void __launch_bounds__(NTHREADS, 1)
+probe_cta_pdl(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+              const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits, float sl2,
+              TileOut to)
+{
+    seesaw_cta<false, OPT, NTHREADS, PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap, &omap);
+}
 // (omap, the output's tensor map, is read by OPT_TMA_STORE's masks only)
 typedef void (*ProbeFn)(CUtensorMap, CUtensorMap, CUtensorMap, LatentArgs, int, float, TileOut);
+static ProbeFn probe_fn_pdl(long long opt)
+{
+    switch (opt) {
+    case 88098047: return probe_cta_pdl<88098047>;  // flash_mla_v41's one-split kernel, as the library launches it
+    case 2235581695LL: return probe_cta_pdl<2235581695LL>;  // flash_mla_v42's walk kernel, the same
+    default: return nullptr;
+    }
+}
 static ProbeFn probe_fn(long long opt)
 {
     switch (opt) {
@@ -107,7 +129,8 @@ int main(int argc, char **argv)
     // (flash_mla_seesaw.cuh, v3_box_poll); run the same mask with 0 to see what the watching costs.
     const int boxpoll = getenv("MLA_PROBE_BOXES") ? atoi(getenv("MLA_PROBE_BOXES")) : 0;
     cudaMemcpyToSymbol(g_v3_boxpoll, &boxpoll, sizeof boxpoll);
-    const ProbeFn fn = probe_fn(opt);
+    const bool pdl = getenv("MLA_PROBE_PDL") && atoi(getenv("MLA_PROBE_PDL")) != 0;
+    const ProbeFn fn = pdl ? probe_fn_pdl(opt) : probe_fn(opt);
     if ((opt & OPT_MCAST) && h != 128) {
         printf("opt=%lld needs h = 128 (clusters of a token's two row blocks); skipped\n", opt);
         return 0;
@@ -117,7 +140,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!fn) {
-        printf("opt %lld is not instantiated in the probe\n", opt);
+        printf("opt %lld is not instantiated in the probe%s\n", opt, pdl ? " with MLA_PROBE_PDL" : "");
         return 1;
     }
     const ProbeProblem pp = probe_problem(b, s, h, t);
@@ -198,9 +221,20 @@ int main(int argc, char **argv)
         const cudaError_t oe = cudaOccupancyMaxActiveClusters(&nc, fn, &cfg);
         printf("opt=%lld: at most %d clusters of 2 CTAs resident (%s)\n", opt, nc, cudaGetErrorString(oe));
     }
+    cudaLaunchConfig_t pcfg = {};  // MLA_PROBE_PDL: each launch may start under the previous one's tail
+    cudaLaunchAttribute pattr[1];
+    pcfg.gridDim = grid;
+    pcfg.blockDim = dim3(NTHREADS);
+    pcfg.dynamicSmemBytes = smem;
+    pattr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pattr[0].val.programmaticStreamSerializationAllowed = 1;
+    pcfg.attrs = pattr;
+    pcfg.numAttrs = 1;
     auto run = [&]() {
         if (mc || cm)
             cudaLaunchKernelEx(&cfg, fn, tmap, qmap, omap, a, nsplits, sl2, to);
+        else if (pdl)
+            cudaLaunchKernelEx(&pcfg, fn, tmap, qmap, omap, a, iarg, sl2, to);
         else
             fn<<<grid, NTHREADS, smem>>>(tmap, qmap, omap, a, iarg, sl2, to);
     };
@@ -218,8 +252,8 @@ int main(int argc, char **argv)
     cudaEventElapsedTime(&ms, e0, e1);
     const double us = ms * 1000.0 / reps;
     const double flops = 2.0 * b * s * h * (double)t * (DQK + DA);  // causal ~ full at s << t
-    printf("opt=%lld b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch (main kernel, one split), %.1f TFLOP/s\n", opt, b, s,
-           h, t, grid.x, grid.y, grid.z, us, flops / us * 1e-6);
+    printf("opt=%lld b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch (main kernel, one split%s), %.1f TFLOP/s\n", opt, b, s,
+           h, t, grid.x, grid.y, grid.z, us, pdl ? ", PDL launches" : "", flops / us * 1e-6);
     {  // per-CTA durations and per-SM gaps between consecutive CTAs (last launch)
         const int n = grid.x * grid.y * grid.z;
         std::vector<unsigned long long> ct((size_t)n * 5);
@@ -252,6 +286,11 @@ int main(int argc, char **argv)
         }
         printf("SM clock over the CTAs (clock64 cycles / globaltimer ns): mean %.3f GHz, per CTA %.3f .. %.3f\n",
                csum / dsum, ghz_min, ghz_max);
+        if (wk || pdl) {  // where the last launch's CTAs ran: PDL places them as the previous launch frees SMs
+            printf("CTA -> SM (last launch, CTAs 0-31):");
+            for (int i = 0; i < n && i < 32; ++i) printf(" %d", (int)ct[5 * i]);
+            printf("\n");
+        }
         for (int sm = 0; sm < 3; ++sm) {
             printf("SM %d:", sm);
             for (int i = 0; i < n; ++i)

@@ -21,7 +21,8 @@
 // shorter (5313-5357 against 5442-5448 cycles) and its transition 9900-14600 cycles. Through the
 // library (PDL launches) it is not faster: bench-all, 7 flush passes, +0.4-2.6 % on the walking
 // rows (s=16 950.4 against 928.4 us, s=128 7504.8 against 7311.7), CLI A/B at s=16 +0.9 %.
-// Without PDL (flash_mla_v44) it is level or ~1 % ahead on the few-item rows. Not the default.
+// Without PDL (flash_mla_v44, whose loops are scheduled differently too) it is level or ~1 % ahead
+// on the few-item rows. Not the default.
 #include "flash_mla_seesaw.cuh"
 
 namespace {

@@ -8,7 +8,8 @@
 // replays, a burst) b=128,t=8192,s=2 952.7 against v41's 961.2 us (-0.9 %, every one of 6 rounds),
 // b=32,s=16 943.8 against 946.8 (v42 955.2); bench-all, 4 passes (flush): s=4 -1.9 %, s=8 -1.4 %,
 // s=64 -0.8 %, b=128,s=2 -1.4 %, b=128,t=8192,s=2 -1.2 %, but s=16 +1.2 % and s=128 +1.6 %; the rows
-// without a walk level. So PDL is most of what v42 loses; v44 is no faster than v41 on every row.
+// without a walk level. v44 is no faster than v41 on every row. Its walk loops are also scheduled
+// differently from v42's (opcode sequences 0.90 / 0.98 alike), so this does not isolate PDL.
 #include "flash_mla_seesaw.cuh"
 
 namespace {

@@ -1647,7 +1647,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu);
         }
         if (QT) {
-            wait_parity(qbar, WK ? (uint32_t)(seg & 1) : 0u);  // one segment: the barrier's first phase
+            wait_parity(qbar, WK ? (uint32_t)(seg & 1) : 0u);  // one phase a segment (OPT_WALK: an item)
             if ((OPT & OPT_LATE_B) && tid == 128 && np > 1)
                 load_boxes(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu);
         } else {

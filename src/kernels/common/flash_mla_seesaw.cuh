@@ -132,7 +132,8 @@ enum : long long {
     OPT_ST16 = 1073741824,        // bf16 rows stored from registers in 16-byte pieces (flash_mla_v21)
     // From the twenty-fourth session the mask is a long long (every kernel's SASS unchanged by
     // the widening, cuobjdump md5 of v3, v22, v24, v35, v40 and v41); the bits from 2^31 up:
-    OPT_WALK = 2147483648LL       // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
+    OPT_WALK = 2147483648LL,      // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
+    OPT_STAG = 8589934592LL       // page B half a pair behind page A (flash_mla_v45)
     // (4294967296 was OPT_WALK_PRE's, measured and removed in the same session: probe mask
     // 6530548991 = 2235581695 (v41's one-split mask + OPT_WALK) + it.)
 };
@@ -1539,6 +1540,8 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
     constexpr bool WK = (OPT & OPT_WALK) != 0;
     static_assert(!WK || (QT && ONE_FIN && (OPT & OPT_TMA_STORE)), "OPT_WALK walks the one-split TMA-store kernel");
+    constexpr bool STAG = (OPT & OPT_STAG) != 0;
+    static_assert(!STAG || (QT && ONE_FIN && !MC && !SCHED && !CM), "OPT_STAG is a pair order of the one-finish Q-by-TMA static kernel");
     if (threadIdx.x == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
@@ -1668,6 +1671,122 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         uint32_t pa[16];
         float f0, f1, g0, g1, ps0, ps1;
 
+        if constexpr (STAG) {
+            // OPT_STAG: page B runs half a pair behind page A, so that each softmax has the
+            // tensor pipe busy with the other page's GEMMs: the pipe's order is
+            // QK(A_k) | PV(B_k-1) | PV(A_k) | QK(B_k) | QK(A_k+1) | PV(B_k) | ..., softmax A_k
+            // under PV(B_k-1), softmax B_k under QK(A_k+1). The max runs A_k -> B_k -> A_k+1
+            // with no speculation (each softmax starts once the other page's max is adopted).
+            if (c.w == 0) {
+                if (np > 0) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, pA0);
+                wgmma_wait<0>();
+                reg_fence(s);
+                V3_WK(seg, 2);
+                for (int i = 0; i < np; i += 2) {
+                    const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
+                    const bool hasB = i + 1 < np, nextA = i + 2 < np;
+                    const int pgA = nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
+                    const int pgB = i > 0 && hasB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 1) : 0;
+                    V3_TR(0, i >> 1, 0);
+                    own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
+                    named_bar_arrive(BAR_PA, CONSUMERS);
+                    V3_TR(0, i >> 1, 1);
+                    c.l_run0 = c.l_run0 * f0 + ps0;
+                    c.l_run1 = c.l_run1 * f1 + ps1;
+                    // The last pair's PV(B,L), under this softmax: its boxes then take page B_k.
+                    // (Waited on every path: ptxas does not know that i > 0 on the back edge.)
+                    wgmma_wait<0>();
+                    reg_fence(o);
+                    if (i > 0 && hasB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY0, &empty[2]);
+                    rescale_o<OPT>(o, f0, f1);
+                    issue_pv_rs<OPT>(o, pa, ka, 0);
+                    wgmma_wait<0>();
+                    V3_TR(0, i >> 1, 2);
+                    reg_fence(o);
+                    reg_fence(pa);
+                    if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY0, &empty[0]);
+                    if (nextA) {
+                        // The next S_A before O's rescale for page B: writing O with a wgmma
+                        // open would make ptxas serialise every wgmma (C7515). Consumer 1's
+                        // PV(B,R) fills the pipe meanwhile.
+                        issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
+                        V3_TR(0, i >> 1, 3);
+                        wgmma_wait<0>();
+                        reg_fence(s);
+                    }
+                    if (hasB) {  // PV(B,L) stays in flight under the next softmax A
+                        named_bar_sync(BAR_PB, CONSUMERS);
+                        V3_TR(0, i >> 1, 4);
+                        adopt_max<OPT>(mb + BM, c, g0, g1);
+                        c.l_run0 *= g0;
+                        c.l_run1 *= g1;
+                        rescale_o<OPT>(o, g0, g1);
+                        wait_v_half(fullB, parB, 0);
+                        issue_pv_ss<(OPT & OPT_DESC) != 0>(o, kb, 0);
+                    }
+                    V3_TR(0, i >> 1, 6);
+                }
+                wgmma_wait<0>();
+                reg_fence(o);
+                V3_MK(2);
+                V3_WK(seg, 3);
+            } else {
+                // S_B of the first pair under consumer 0's first softmax (waited here: left open
+                // into the loop, it made ptxas serialise every wgmma, C7515).
+                if (np > 1) issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, pB0);
+                wgmma_wait<0>();
+                reg_fence(s);
+                for (int i = 0; i < np; i += 2) {
+                    const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
+                    const bool hasB = i + 1 < np, nextA = i + 2 < np;
+                    const int pgA = nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
+                    const int pgB = i > 0 && hasB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 1) : 0;
+                    V3_TR(1, i >> 1, 0);
+                    // The last pair's PV(B,R): its boxes then take page B_k. (Waited on every
+                    // path: nothing open when O is rescaled below.)
+                    wgmma_wait<0>();
+                    reg_fence(o);
+                    if (i > 0 && hasB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY1, &empty[3]);
+                    named_bar_sync(BAR_PA, CONSUMERS);
+                    V3_TR(1, i >> 1, 1);
+                    adopt_max<OPT>(mb, c, f0, f1);
+                    c.l_run0 *= f0;
+                    c.l_run1 *= f1;
+                    rescale_o<OPT>(o, f0, f1);
+                    wait_v_half(fullA, parA, 1);
+                    issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
+                    // S_B behind PV(A,R): boxes 0-3, then (PV(A,R) done) page A's boxes 4-8
+                    // reloaded, then boxes 4-8, so that A's reload does not wait for all of B's.
+                    const bool qkb = hasB && i > 0;  // (the first pair's S_B is done already)
+                    if (qkb) {
+                        issue_qk<0, 4, OPT>(s, q_base, kb, fullB, parB);
+                        wgmma_wait<1>();
+                    } else {
+                        wgmma_wait<0>();
+                    }
+                    reg_fence(o);
+                    V3_TR(1, i >> 1, 2);
+                    if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY1, &empty[1]);
+                    if (qkb) issue_qk<4, NBOX, OPT>(s, q_base, kb, fullB, parB);
+                    if (hasB) {
+                        wgmma_wait<0>();
+                        reg_fence(s);
+                        V3_TR(1, i >> 1, 3);
+                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
+                        named_bar_arrive(BAR_PB, CONSUMERS);
+                        V3_TR(1, i >> 1, 4);
+                        c.l_run0 = c.l_run0 * g0 + ps0;
+                        c.l_run1 = c.l_run1 * g1 + ps1;
+                        rescale_o<OPT>(o, g0, g1);
+                        issue_pv_rs<OPT>(o, pa, kb, 1);
+                    }
+                    V3_TR(1, i >> 1, 6);
+                }
+                wgmma_wait<0>();
+                reg_fence(o);
+                reg_fence(pa);
+            }
+        } else
         if (c.w == 0) {
             // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed
             // at the end of pair k - 1 (split around the reload of B), so that consumer 1's

@@ -133,7 +133,8 @@ enum : long long {
     // From the twenty-fourth session the mask is a long long (every kernel's SASS unchanged by
     // the widening, cuobjdump md5 of v3, v22, v24, v35, v40 and v41); the bits from 2^31 up:
     OPT_WALK = 2147483648LL,      // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
-    OPT_STAG = 8589934592LL       // page B half a pair behind page A (flash_mla_v45)
+    OPT_STAG = 8589934592LL,      // page B half a pair behind page A (flash_mla_v45)
+    OPT_NEXTQ = 17179869184LL     // the next wave's Q and first pages asked of L2 late (flash_mla_v46)
     // (4294967296 was OPT_WALK_PRE's, measured and removed in the same session: probe mask
     // 6530548991 = 2235581695 (v41's one-split mask + OPT_WALK) + it.)
 };
@@ -1503,6 +1504,68 @@ __device__ __forceinline__ int bt_at(const int *p)
 // cycles). Code: docs/bench/h200-2026-12-01-s20/fm_order_v34.patch.
 enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
+// OPT_NEXTQ (flash_mla_v46): the idle producer warpgroup's thread 0 asks L2 for the Q tile of the
+// CTA one wave later in launch order (linear id + %nsmid; any SM may run it, L2 is shared), and
+// for its first two pages when it is its request's row block 0, about NEXTQ_LEAD pairs before
+// this CTA's loop ends. A one-split wave's CTAs start together and read Q and their first pages
+// from DRAM (first S_A ~11000 SM cycles after the start in a later wave at b=32,s=16; ~5900 with
+// 32 SMs loading). The earlier tries issued their prefetches from a consumer thread (changing its
+// code) or at the CTA's start, ~100 us early (flash_mla_v23, v31). The thread sleeps
+// (__nanosleep) until its estimate, polls the finish's row-sum barrier so that it never holds the
+// CTA past its consumers, and reads global memory only after griddepcontrol.wait (PDLM).
+constexpr int NEXTQ_LEAD = 6, NEXTQ_PAIR_CYCLES = 5400;
+__device__ __forceinline__ void prefetch_box4(const CUtensorMap *map, int c0, int c1, int c2, int c3)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(map), "r"(c0),
+                 "r"(c1), "r"(c2), "r"(c3)
+                 : "memory");
+}
+__device__ __forceinline__ void prefetch_box2(const CUtensorMap *map, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(map), "r"(c0), "r"(c1)
+                 : "memory");
+}
+template <int PDLM>
+__device__ __noinline__ void next_wave_prefetch(const CUtensorMap *tmap, const CUtensorMap *qmap, const LatentArgs &a,
+                                                int nsplits, const uint64_t *done)
+{
+    const long long t0 = clock64();
+    unsigned nsm;
+    asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+    const long long gx = gridDim.x, gy = gridDim.y, total = gx * gy * gridDim.z;
+    const long long nxt = blockIdx.x + gx * (blockIdx.y + gy * (long long)blockIdx.z) + nsm;
+    if (nxt >= total) return;
+    if (PDLM) pdl_wait();
+    LatentPolicy<DA, DB> pol(&a, (int)blockIdx.z);
+    const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
+    const int pairs = (kr.b1 - kr.b0 + 1) >> 1;
+    const long long until = t0 + (long long)(pairs > NEXTQ_LEAD ? pairs - NEXTQ_LEAD : 0) * NEXTQ_PAIR_CYCLES;
+    while (clock64() < until) {
+        uint32_t fin;
+        asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared::cta.b64 p, [%1], 0;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(fin)
+                     : "r"(smem_addr(done))
+                     : "memory");
+        if (fin) break;  // consumer 0 is in its finish: prefetch now, then leave
+        __nanosleep(2000);
+    }
+    const int rbx = (int)(nxt % gx), y = (int)(nxt / gx % gy), r = (int)(nxt / (gx * gy));
+    const int m0 = rbx * BM;
+#pragma unroll 1
+    for (int c = 0; c < NBOX; ++c) prefetch_box4(qmap, c * 64, m0 % a.h, m0 / a.h, r);
+    if (rbx == 0) {
+        LatentPolicy<DA, DB> pn(&a, r);
+        const KvRange kn = kv_range(pn, 0, y, nsplits);
+        const int *bt = a.block_table + (long long)r * a.bt_stride;
+#pragma unroll 1
+        for (int j = kn.b0; j < kn.b1 && j < kn.b0 + 2; ++j) {
+            const int page = bt_at<PDLM>(bt + j);
+#pragma unroll 1
+            for (int c = 0; c < NBOX; ++c) prefetch_box2(tmap, c * 64, page * BN);
+        }
+    }
+}
+
 template <bool SCHED, long long OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr,
@@ -1558,6 +1621,10 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!NOPROD || !MC, "OPT_MCAST's producer thread is in the producer warpgroup");
     if (!NOPROD && wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
+        if constexpr ((OPT & OPT_NEXTQ) != 0) {
+            static_assert(QT && !SCHED && !MC && !CM && !WK, "OPT_NEXTQ is for the static one-CTA-a-row-block Q-by-TMA grid");
+            if (threadIdx.x == 0) next_wave_prefetch<PDLM>(tmap, qmap, a, nsplits, sums);
+        }
 #ifdef MLA_V3_TRACE
         // (not in OPT_CMERGE's kernels: a live watcher would hold their cluster barriers)
         if (!SCHED && !MC && !CM && !(OPT & OPT_WALK) && threadIdx.x < 32 && g_v3_boxpoll && blockIdx.x == 0 && blockIdx.y == 0 &&

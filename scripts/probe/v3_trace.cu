@@ -45,8 +45,6 @@ static ProbeFn probe_fn_pdl(long long opt)
     switch (opt) {
     case 88098047: return probe_cta_pdl<88098047>;  // flash_mla_v41's one-split kernel, as the library launches it
     case 2235581695LL: return probe_cta_pdl<2235581695LL>;  // flash_mla_v42's walk kernel, the same
-    case 8678032639LL: return probe_cta_pdl<8678032639LL>;  // flash_mla_v45's staggered one-split kernel
-    case 17267967231LL: return probe_cta_pdl<17267967231LL>;  // flash_mla_v46's one-split kernel (next wave's Q asked of L2)
     default: return nullptr;
     }
 }
@@ -69,8 +67,6 @@ static ProbeFn probe_fn(long long opt)
     case 197182687: return probe_cta<197182687>;
     case 88098047: return probe_cta<88098047>;  // 20989183 + OPT_TMA_STORE (flash_mla_v41's one-split kernel)
     case 2235581695LL: return probe_cta<2235581695LL>;  // 88098047 + OPT_WALK (flash_mla_v42's walk kernel)
-    case 8678032639LL: return probe_cta<8678032639LL>;  // 88098047 + OPT_STAG (flash_mla_v45's one-split kernel)
-    case 17267967231LL: return probe_cta<17267967231LL>;  // 88098047 + OPT_NEXTQ (flash_mla_v46's one-split kernel)
 #else
     case 0: return probe_cta<0>;
     case 1: return probe_cta<1>;
@@ -115,8 +111,6 @@ static ProbeFn probe_fn(long long opt)
     case 20989183: return probe_cta<20989183>; // 4211967 + OPT_NOMAX (flash_mla_v35's one-split kernel)
     case 88098047: return probe_cta<88098047>; // 20989183 + OPT_TMA_STORE (flash_mla_v41's one-split kernel)
     case 2235581695LL: return probe_cta<2235581695LL>; // 88098047 + OPT_WALK (flash_mla_v42's walk kernel)
-    case 8678032639LL: return probe_cta<8678032639LL>; // 88098047 + OPT_STAG (flash_mla_v45's one-split kernel)
-    case 17267967231LL: return probe_cta<17267967231LL>; // 88098047 + OPT_NEXTQ (flash_mla_v46's one-split kernel)
     case 20989151: return probe_cta<20989151>; // 20989183 without OPT_SPEC_B (the removed flash_mla_v37's one-split kernel)
     case 197182719: return probe_cta<197182719>; // flash_mla_v35's merge kernel (20989183 + CMERGE, CM_PUSH, CM_L2, CM_SENTMAX)
     case 197182687: return probe_cta<197182687>; // flash_mla_v40's merge kernel (197182719 without OPT_SPEC_B)

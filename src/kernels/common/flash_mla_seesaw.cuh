@@ -132,11 +132,11 @@ enum : long long {
     OPT_ST16 = 1073741824,        // bf16 rows stored from registers in 16-byte pieces (flash_mla_v21)
     // From the twenty-fourth session the mask is a long long (every kernel's SASS unchanged by
     // the widening, cuobjdump md5 of v3, v22, v24, v35, v40 and v41); the bits from 2^31 up:
-    OPT_WALK = 2147483648LL,      // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
-    OPT_STAG = 8589934592LL,      // page B half a pair behind page A (flash_mla_v45)
-    OPT_NEXTQ = 17179869184LL     // the next wave's Q and first pages asked of L2 late (flash_mla_v46)
+    OPT_WALK = 2147483648LL       // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
     // (4294967296 was OPT_WALK_PRE's, measured and removed in the same session: probe mask
     // 6530548991 = 2235581695 (v41's one-split mask + OPT_WALK) + it.)
+    // (8589934592 was OPT_STAG's and 17179869184 OPT_NEXTQ's, measured and removed in the
+    // twenty-fifth session: probe masks 8678032639 and 17267967231 are 88098047 + each.)
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr long long OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -301,6 +301,25 @@ constexpr float NOMAX_SUM = 65536.f;
 //     against 5331-5357 cycles); sustained (5 s, 690 W) 956.0-957.9 against 924.4-925.6 us, s=4
 //     248.5-248.6 against 240.4-240.7. The pair loops' code was the same length (1466 / 2110
 //     against 1459 / 2105 instructions); why their pairs were slower is not measured.
+//   Measured and removed (twenty-fifth session, flash_mla_v45): OPT_STAG, page B half a pair
+//     behind page A, so that the pipe would run QK(A_k) | PV(B_k-1) | PV(A_k) | QK(B_k) |
+//     QK(A_k+1) and each softmax would have the other page's GEMMs under it (no speculative
+//     softmax B: the max runs A_k -> B_k -> A_k+1). Correct (test_kernels full grid 78 passed),
+//     no serialised wgmma once every path waited before O's rescale (C7515 otherwise: an S_B left
+//     open into the loop, a wait skipped on the i == 0 path), but the pair ran 6200 cycles against
+//     5440 (probe, b=32,s=16 and s=2) and the library 3.7-5.3 % slower (CLI A/B, s=2..64 and
+//     b=128,t=8192,s=2): a stage's reload now had one GEMM (1024-1152 cycles) to land in, against
+//     ~2000-2250 in seesaw's order, and it takes ~1800-2200 under load. With two stages the pair is
+//     set by the reload rings as much as by the softmax windows.
+//   Measured and removed (twenty-fifth session, flash_mla_v46): OPT_NEXTQ, the idle producer
+//     warpgroup's thread 0 sleeping (__nanosleep, polling the finish's row-sum barrier) until ~6
+//     pairs before its CTA's end, then asking L2 for the Q tile of the CTA one %nsmid later (and
+//     its first two pages for a request's row block 0; cp.async.bulk.prefetch.tensor), so that a
+//     later wave's start would not read Q from DRAM. Consumer 0's loop unchanged (1.000 by
+//     sass_loops --compare), consumer 1's 0.929 alike (integer instructions). No gain: CLI A/B
+//     (6 rounds) s=16 922.6 against 920.8 us, s=4 230.7 / 231.2, b=128,t=8192,s=2 953.5 / 952.2,
+//     s=64 3635.9 / 3629.2; probe 842-844 against 838-841 us at s=16. The fifth prefetch of this
+//     kernel without a gain (v7, v13, v23, v31 above).
 //   The mask-free softmax's row max and row sums as trees (depth 4, four partial sums) were
 //     measured and removed (probe, 2026-12-01): under 0.5 % alone, and they cancelled the late
 //     store's gain; the chains are ~40 cycles of a ~1000-1250-cycle softmax.
@@ -1504,68 +1523,6 @@ __device__ __forceinline__ int bt_at(const int *p)
 // cycles). Code: docs/bench/h200-2026-12-01-s20/fm_order_v34.patch.
 enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
-// OPT_NEXTQ (flash_mla_v46): the idle producer warpgroup's thread 0 asks L2 for the Q tile of the
-// CTA one wave later in launch order (linear id + %nsmid; any SM may run it, L2 is shared), and
-// for its first two pages when it is its request's row block 0, about NEXTQ_LEAD pairs before
-// this CTA's loop ends. A one-split wave's CTAs start together and read Q and their first pages
-// from DRAM (first S_A ~11000 SM cycles after the start in a later wave at b=32,s=16; ~5900 with
-// 32 SMs loading). The earlier tries issued their prefetches from a consumer thread (changing its
-// code) or at the CTA's start, ~100 us early (flash_mla_v23, v31). The thread sleeps
-// (__nanosleep) until its estimate, polls the finish's row-sum barrier so that it never holds the
-// CTA past its consumers, and reads global memory only after griddepcontrol.wait (PDLM).
-constexpr int NEXTQ_LEAD = 6, NEXTQ_PAIR_CYCLES = 5400;
-__device__ __forceinline__ void prefetch_box4(const CUtensorMap *map, int c0, int c1, int c2, int c3)
-{
-    asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n" ::"l"(map), "r"(c0),
-                 "r"(c1), "r"(c2), "r"(c3)
-                 : "memory");
-}
-__device__ __forceinline__ void prefetch_box2(const CUtensorMap *map, int c0, int c1)
-{
-    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(map), "r"(c0), "r"(c1)
-                 : "memory");
-}
-template <int PDLM>
-__device__ __noinline__ void next_wave_prefetch(const CUtensorMap *tmap, const CUtensorMap *qmap, const LatentArgs &a,
-                                                int nsplits, const uint64_t *done)
-{
-    const long long t0 = clock64();
-    unsigned nsm;
-    asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
-    const long long gx = gridDim.x, gy = gridDim.y, total = gx * gy * gridDim.z;
-    const long long nxt = blockIdx.x + gx * (blockIdx.y + gy * (long long)blockIdx.z) + nsm;
-    if (nxt >= total) return;
-    if (PDLM) pdl_wait();
-    LatentPolicy<DA, DB> pol(&a, (int)blockIdx.z);
-    const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
-    const int pairs = (kr.b1 - kr.b0 + 1) >> 1;
-    const long long until = t0 + (long long)(pairs > NEXTQ_LEAD ? pairs - NEXTQ_LEAD : 0) * NEXTQ_PAIR_CYCLES;
-    while (clock64() < until) {
-        uint32_t fin;
-        asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared::cta.b64 p, [%1], 0;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(fin)
-                     : "r"(smem_addr(done))
-                     : "memory");
-        if (fin) break;  // consumer 0 is in its finish: prefetch now, then leave
-        __nanosleep(2000);
-    }
-    const int rbx = (int)(nxt % gx), y = (int)(nxt / gx % gy), r = (int)(nxt / (gx * gy));
-    const int m0 = rbx * BM;
-#pragma unroll 1
-    for (int c = 0; c < NBOX; ++c) prefetch_box4(qmap, c * 64, m0 % a.h, m0 / a.h, r);
-    if (rbx == 0) {
-        LatentPolicy<DA, DB> pn(&a, r);
-        const KvRange kn = kv_range(pn, 0, y, nsplits);
-        const int *bt = a.block_table + (long long)r * a.bt_stride;
-#pragma unroll 1
-        for (int j = kn.b0; j < kn.b1 && j < kn.b0 + 2; ++j) {
-            const int page = bt_at<PDLM>(bt + j);
-#pragma unroll 1
-            for (int c = 0; c < NBOX; ++c) prefetch_box2(tmap, c * 64, page * BN);
-        }
-    }
-}
-
 template <bool SCHED, long long OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr,
@@ -1603,8 +1560,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!QT || (!SCHED && !MC), "OPT_Q_TMA is for the static split grid's one segment per CTA");
     constexpr bool WK = (OPT & OPT_WALK) != 0;
     static_assert(!WK || (QT && ONE_FIN && (OPT & OPT_TMA_STORE)), "OPT_WALK walks the one-split TMA-store kernel");
-    constexpr bool STAG = (OPT & OPT_STAG) != 0;
-    static_assert(!STAG || (QT && ONE_FIN && !MC && !SCHED && !CM), "OPT_STAG is a pair order of the one-finish Q-by-TMA static kernel");
     if (threadIdx.x == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
@@ -1621,10 +1576,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     static_assert(!NOPROD || !MC, "OPT_MCAST's producer thread is in the producer warpgroup");
     if (!NOPROD && wg == 0) {  // no math: its registers go to the consumers
         setmaxnreg_dec<40>();
-        if constexpr ((OPT & OPT_NEXTQ) != 0) {
-            static_assert(QT && !SCHED && !MC && !CM && !WK, "OPT_NEXTQ is for the static one-CTA-a-row-block Q-by-TMA grid");
-            if (threadIdx.x == 0) next_wave_prefetch<PDLM>(tmap, qmap, a, nsplits, sums);
-        }
 #ifdef MLA_V3_TRACE
         // (not in OPT_CMERGE's kernels: a live watcher would hold their cluster barriers)
         if (!SCHED && !MC && !CM && !(OPT & OPT_WALK) && threadIdx.x < 32 && g_v3_boxpoll && blockIdx.x == 0 && blockIdx.y == 0 &&
@@ -1738,122 +1689,6 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         uint32_t pa[16];
         float f0, f1, g0, g1, ps0, ps1;
 
-        if constexpr (STAG) {
-            // OPT_STAG: page B runs half a pair behind page A, so that each softmax has the
-            // tensor pipe busy with the other page's GEMMs: the pipe's order is
-            // QK(A_k) | PV(B_k-1) | PV(A_k) | QK(B_k) | QK(A_k+1) | PV(B_k) | ..., softmax A_k
-            // under PV(B_k-1), softmax B_k under QK(A_k+1). The max runs A_k -> B_k -> A_k+1
-            // with no speculation (each softmax starts once the other page's max is adopted).
-            if (c.w == 0) {
-                if (np > 0) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, pA0);
-                wgmma_wait<0>();
-                reg_fence(s);
-                V3_WK(seg, 2);
-                for (int i = 0; i < np; i += 2) {
-                    const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
-                    const bool hasB = i + 1 < np, nextA = i + 2 < np;
-                    const int pgA = nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
-                    const int pgB = i > 0 && hasB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 1) : 0;
-                    V3_TR(0, i >> 1, 0);
-                    own_softmax<OPT>(pol, kr.b0 + i, sKA, mb, sl2, c, own, s, pa, f0, f1, ps0, ps1);
-                    named_bar_arrive(BAR_PA, CONSUMERS);
-                    V3_TR(0, i >> 1, 1);
-                    c.l_run0 = c.l_run0 * f0 + ps0;
-                    c.l_run1 = c.l_run1 * f1 + ps1;
-                    // The last pair's PV(B,L), under this softmax: its boxes then take page B_k.
-                    // (Waited on every path: ptxas does not know that i > 0 on the back edge.)
-                    wgmma_wait<0>();
-                    reg_fence(o);
-                    if (i > 0 && hasB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY0, &empty[2]);
-                    rescale_o<OPT>(o, f0, f1);
-                    issue_pv_rs<OPT>(o, pa, ka, 0);
-                    wgmma_wait<0>();
-                    V3_TR(0, i >> 1, 2);
-                    reg_fence(o);
-                    reg_fence(pa);
-                    if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY0, &empty[0]);
-                    if (nextA) {
-                        // The next S_A before O's rescale for page B: writing O with a wgmma
-                        // open would make ptxas serialise every wgmma (C7515). Consumer 1's
-                        // PV(B,R) fills the pipe meanwhile.
-                        issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
-                        V3_TR(0, i >> 1, 3);
-                        wgmma_wait<0>();
-                        reg_fence(s);
-                    }
-                    if (hasB) {  // PV(B,L) stays in flight under the next softmax A
-                        named_bar_sync(BAR_PB, CONSUMERS);
-                        V3_TR(0, i >> 1, 4);
-                        adopt_max<OPT>(mb + BM, c, g0, g1);
-                        c.l_run0 *= g0;
-                        c.l_run1 *= g1;
-                        rescale_o<OPT>(o, g0, g1);
-                        wait_v_half(fullB, parB, 0);
-                        issue_pv_ss<(OPT & OPT_DESC) != 0>(o, kb, 0);
-                    }
-                    V3_TR(0, i >> 1, 6);
-                }
-                wgmma_wait<0>();
-                reg_fence(o);
-                V3_MK(2);
-                V3_WK(seg, 3);
-            } else {
-                // S_B of the first pair under consumer 0's first softmax (waited here: left open
-                // into the loop, it made ptxas serialise every wgmma, C7515).
-                if (np > 1) issue_qk<0, NBOX, OPT>(s, q_base, kb, fullB, pB0);
-                wgmma_wait<0>();
-                reg_fence(s);
-                for (int i = 0; i < np; i += 2) {
-                    const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
-                    const bool hasB = i + 1 < np, nextA = i + 2 < np;
-                    const int pgA = nextA && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 2) : 0;
-                    const int pgB = i > 0 && hasB && own == 0 ? bt_at<PDLM>(bt + kr.b0 + i + 1) : 0;
-                    V3_TR(1, i >> 1, 0);
-                    // The last pair's PV(B,R): its boxes then take page B_k. (Waited on every
-                    // path: nothing open when O is rescaled below.)
-                    wgmma_wait<0>();
-                    reg_fence(o);
-                    if (i > 0 && hasB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY1, &empty[3]);
-                    named_bar_sync(BAR_PA, CONSUMERS);
-                    V3_TR(1, i >> 1, 1);
-                    adopt_max<OPT>(mb, c, f0, f1);
-                    c.l_run0 *= f0;
-                    c.l_run1 *= f1;
-                    rescale_o<OPT>(o, f0, f1);
-                    wait_v_half(fullA, parA, 1);
-                    issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
-                    // S_B behind PV(A,R): boxes 0-3, then (PV(A,R) done) page A's boxes 4-8
-                    // reloaded, then boxes 4-8, so that A's reload does not wait for all of B's.
-                    const bool qkb = hasB && i > 0;  // (the first pair's S_B is done already)
-                    if (qkb) {
-                        issue_qk<0, 4, OPT>(s, q_base, kb, fullB, parB);
-                        wgmma_wait<1>();
-                    } else {
-                        wgmma_wait<0>();
-                    }
-                    reg_fence(o);
-                    V3_TR(1, i >> 1, 2);
-                    if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY1, &empty[1]);
-                    if (qkb) issue_qk<4, NBOX, OPT>(s, q_base, kb, fullB, parB);
-                    if (hasB) {
-                        wgmma_wait<0>();
-                        reg_fence(s);
-                        V3_TR(1, i >> 1, 3);
-                        own_softmax<OPT>(pol, kr.b0 + i + 1, sKB, mb + BM, sl2, c, own, s, pa, g0, g1, ps0, ps1);
-                        named_bar_arrive(BAR_PB, CONSUMERS);
-                        V3_TR(1, i >> 1, 4);
-                        c.l_run0 = c.l_run0 * g0 + ps0;
-                        c.l_run1 = c.l_run1 * g1 + ps1;
-                        rescale_o<OPT>(o, g0, g1);
-                        issue_pv_rs<OPT>(o, pa, kb, 1);
-                    }
-                    V3_TR(1, i >> 1, 6);
-                }
-                wgmma_wait<0>();
-                reg_fence(o);
-                reg_fence(pa);
-            }
-        } else
         if (c.w == 0) {
             // Owner of A = pages b0, b0 + 2, ...; O columns 0..255. S_A of pair k is computed
             // at the end of pair k - 1 (split around the reload of B), so that consumer 1's

@@ -362,6 +362,43 @@ static void test_cmerge(void)
     }
 }
 
+/* flash_mla_v47 walks (one CTA an SM, grid x = 132 on an H200) only the one-split plans with more
+ * row blocks than SMs and at most four a CTA; the others keep v41's static grid (row blocks,
+ * splits, b). flash_mla_v42 (no limit) walks every one-split plan. */
+static void test_walk_max(void)
+{
+    const mla_kernel_version *v47 = mla_registry_find("flash_mla_v47"), *v42 = mla_registry_find("flash_mla_v42");
+    mla_device_info h200;
+    mla_problem pb;
+    if (!v47 || !v42 || mla_device_from_table("h200", &h200) != MLA_STATUS_OK ||
+        mla_problem_init(&pb, MLA_DESIGN_FLASH_MLA) != MLA_STATUS_OK) {
+        CHECK(0, "flash_mla_v47 / v42 / h200 / problem init: %s", mla_last_error());
+        return;
+    }
+    /* b, s, h, t; the main grid v47 must plan */
+    const int cases[][7] = {{32, 2, 128, 4096, 4, 1, 32},  {32, 4, 128, 4096, 132, 1, 1},
+                            {32, 8, 128, 4096, 132, 1, 1}, {32, 16, 128, 4096, 32, 1, 32},
+                            {128, 1, 128, 4096, 132, 1, 1}, {128, 2, 128, 8192, 132, 1, 1},
+                            {64, 16, 128, 4096, 32, 1, 64}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int *k = cases[i];
+        pb.b = k[0], pb.s = k[1], pb.h = k[2], pb.t = k[3];
+        char why[256] = "";
+        mla_stage_config c;
+        memset(&c, 0, sizeof c);
+        const int ok = v47->validate(&v47->candidates[0], &pb, &h200, why, sizeof why) &&
+                       v47->stage_config(&v47->candidates[0], &pb, &h200, 0, &c);
+        CHECK(ok && c.grid[0] == (unsigned)k[4] && c.grid[1] == (unsigned)k[5] && c.grid[2] == (unsigned)k[6],
+              "v47 b=%d s=%d h=%d t=%d: main grid %ux%ux%u, want %dx%dx%d (%s)", k[0], k[1], k[2], k[3], c.grid[0],
+              c.grid[1], c.grid[2], k[4], k[5], k[6], why);
+    }
+    pb.b = 32, pb.s = 16, pb.h = 128, pb.t = 4096;
+    mla_stage_config c;
+    memset(&c, 0, sizeof c);
+    CHECK(v42->stage_config(&v42->candidates[0], &pb, &h200, 0, &c) && c.grid[0] == 132 && c.grid[2] == 1,
+          "v42 b=32 s=16: main grid %ux%ux%u, want the walk's 132x1x1", c.grid[0], c.grid[1], c.grid[2]);
+}
+
 static void test_names(void)
 {
     mla_design d;
@@ -385,6 +422,7 @@ int main(void)
     test_table();
     test_fill();
     test_cmerge();
+    test_walk_max();
     if (failed) {
         printf("test_registry: %d check(s) failed\n", failed);
         return 1;

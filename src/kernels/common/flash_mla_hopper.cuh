@@ -488,8 +488,23 @@ struct Version {
     // when the plan has one split: one CTA an SM, min(SMs, b * row blocks) CTAs, its int argument
     // is b (smemq bytes). Last, for the same reason as `mainqo`.
     MainQOFn mainw = nullptr;
+    // With `mainw`: the most row blocks the walk gives a CTA (0: any). When set, the walk runs only
+    // where it has more row blocks than SMs and at most walk_max a CTA, and the static grid
+    // (`mainqo`) runs the rest (flash_mla_v47: the walk gained at 2-4 row blocks a CTA and lost at
+    // 8 and more, twenty-fourth session). Last, for the same reason as `mainqo`.
+    int walk_max = 0;
+    // Whether `mainw` is launched with PDL (with `pdl` set; a walk kernel built with PDLM_OFF must
+    // not be). Last, for the same reason.
+    bool walk_pdl = true;
     bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
-    bool walk(const mla_problem *pb, int splits) const { return mainw && qtma(pb) && splits == 1; }
+    bool walk(const mla_problem *pb, int splits, const mla_device_info *dev) const
+    {
+        if (!mainw || !qtma(pb) || splits != 1) return false;
+        if (walk_max <= 0) return true;
+        const long long items = (long long)pb->b * ((pb->s * pb->h + BM - 1) / BM);
+        const long long sms = dev && dev->sm_count > 0 ? dev->sm_count : 132;
+        return items > sms && items <= walk_max * sms;
+    }
     CombineFn combine_fn() const { return combine ? combine : flash_mla_hopper_combine<DA>; }
     bool cluster2(const mla_problem *pb) const { return main2 && pb->h == 2 * BM; }
     bool qtma(const mla_problem *pb) const { return (mainq || mainqo || mainw) && !cluster2(pb) && q_tma_ok(pb->h); }
@@ -544,7 +559,7 @@ inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_proble
         r.ws_o = v.cm_ws_cta * r.grid.x * r.grid.y * r.grid.z;
         r.ws_lse = 0;
     }
-    if (v.persist(pb, r.splits) || v.walk(pb, r.splits)) {  // one CTA an SM (one fits), at most one a row block
+    if (v.persist(pb, r.splits) || v.walk(pb, r.splits, dev)) {  // one CTA an SM (one fits), at most one a row block
         const long long items = (long long)row_blocks * pb->b;
         const int sms = dev && dev->sm_count > 0 ? dev->sm_count : 132;
         r.grid = dim3((unsigned)(items < sms ? items : sms), 1, 1);
@@ -588,7 +603,7 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
             set_cfg(cfg, (const void *)v.mainc, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemc);
         else if (v.persist(pb, r.splits))
             set_cfg(cfg, (const void *)v.mainp, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemp);
-        else if (v.walk(pb, r.splits))
+        else if (v.walk(pb, r.splits, dev))
             set_cfg(cfg, (const void *)v.mainw, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemq);
         else if (v.qtma(pb))
             set_cfg(cfg, v.mainqo ? (const void *)v.mainqo : (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z,
@@ -819,12 +834,13 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         cudaError_t ce = launch_main(v.mainp, r.grid, v.threads, v.smemp, st, v.pdl, tmap, qmap, a,
                                      pb->b | (tail ? PTAIL_ON : 0), sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, v.name);
-    } else if ((args->stage_mask & 1u) && v.walk(pb, r.splits)) {
+    } else if ((args->stage_mask & 1u) && v.walk(pb, r.splits, args->dev)) {
         CUtensorMap qmap, omap;
         e = q_tmap(v, pb, x, &qmap);
         if (e == MLA_STATUS_OK) e = o_tmap(v, pb, x, &omap);
         if (e != MLA_STATUS_OK) return e;
-        cudaError_t ce = launch_main(v.mainw, r.grid, v.threads, v.smemq, st, v.pdl, tmap, qmap, omap, a, pb->b, sl2, to);
+        cudaError_t ce = launch_main(v.mainw, r.grid, v.threads, v.smemq, st, v.pdl && v.walk_pdl, tmap, qmap, omap, a,
+                                     pb->b, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, v.name);
     } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
         CUtensorMap qmap;

@@ -58,14 +58,24 @@ mla_status cli_time_total(const mla_kernel_version *kv, const mla_tiling *t, con
                           double *mn, char *how, size_t how_len)
 {
     mla_status st;
+    /* MLA_VAR3_TIME_SERIES=1: also print every timed run's time in launch order */
+    const char *se = getenv("MLA_VAR3_TIME_SERIES");
+    double series_us[2000];
+    mla_time_series series = {series_us, (int)(sizeof series_us / sizeof series_us[0]), 0};
+    mla_time_series *sp = se && atoi(se) > 0 ? &series : NULL;
     if (cli_time_flush()) {
         int n = 0;
         /* triton.testing.do_bench's defaults: 25 ms of warm-up, 100 ms of timed calls */
-        st = mla_time_flushed(kv, t, dev, in, ws, ~0u, 25.0, 100.0, &n, med, mn);
+        st = mla_time_flushed_ex(kv, t, dev, in, ws, ~0u, 25.0, 100.0, &n, med, mn, sp);
         if (how) snprintf(how, how_len, "median of %d eager calls, each after a 256 MB L2 flush", n);
     } else {
-        st = mla_time_pipeline(kv, t, dev, in, ws, ~0u, warm, reps, calls, med, mn);
+        st = mla_time_pipeline_ex(kv, t, dev, in, ws, ~0u, warm, reps, calls, med, mn, sp);
         if (how) snprintf(how, how_len, "median of %d replays of %d calls", reps, calls);
+    }
+    if (st == MLA_STATUS_OK && sp && sp->n > 0) {
+        fprintf(stderr, "series (us a call, launch order, %d runs):", sp->n);
+        for (int i = 0; i < sp->n; i++) fprintf(stderr, " %.1f", sp->us[i]);
+        fprintf(stderr, "\n");
     }
     return st;
 }

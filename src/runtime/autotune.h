@@ -65,6 +65,24 @@ mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
                             void *workspace, unsigned stage_mask, double warm_ms, double rep_ms,
                             int *reps_out, double *median_us, double *min_us);
 
+/* The _ex forms also hand back each timed run's time per call in launch order (series->us, room
+ * for series->cap; series->n set), to see how a run's times move while it runs: on the H200 the
+ * replays of one run fell into two groups ~12 % apart at b=32,s=4 (flash_mla devlog, twenty-sixth
+ * session). series may be NULL. */
+typedef struct mla_time_series {
+    double *us;
+    int cap;
+    int n;
+} mla_time_series;
+mla_status mla_time_pipeline_ex(const mla_kernel_version *kv, const mla_tiling *t,
+                                const mla_device_info *dev, const mla_dev_inputs *in,
+                                void *workspace, unsigned stage_mask, int warmup, int reps,
+                                int min_calls, double *median_us, double *min_us, mla_time_series *series);
+mla_status mla_time_flushed_ex(const mla_kernel_version *kv, const mla_tiling *t,
+                               const mla_device_info *dev, const mla_dev_inputs *in,
+                               void *workspace, unsigned stage_mask, double warm_ms, double rep_ms,
+                               int *reps_out, double *median_us, double *min_us, mla_time_series *series);
+
 typedef struct mla_tune_entry {
     mla_tiling tiling;
     int ok;                       /* 1: launched, timed */

@@ -56,7 +56,7 @@ static mla_status events_alloc(const mla_kernel_version *kv, const char *fn, int
 
 /* Each timed run's time over `calls` calls, in us, sorted; the median and minimum out. */
 static mla_status events_summary(const mla_kernel_version *kv, cudaEvent_t *ev, int reps, int calls,
-                                 double *times, double *median_us, double *min_us)
+                                 double *times, double *median_us, double *min_us, mla_time_series *series)
 {
     for (int i = 0; i < reps; i++) {
         float ms = 0.f;
@@ -65,6 +65,10 @@ static mla_status events_summary(const mla_kernel_version *kv, cudaEvent_t *ev, 
             return mla_fail(MLA_STATUS_CUDA_ERROR, "timing %s: cudaEventElapsedTime: %s", kv->name,
                             cudaGetErrorString(e));
         times[i] = (double)ms * 1000.0 / calls;
+    }
+    if (series && series->us) {  /* in launch order, before the sort */
+        series->n = reps < series->cap ? reps : series->cap;
+        memcpy(series->us, times, (size_t)series->n * sizeof *times);
     }
     qsort(times, (size_t)reps, sizeof *times, cmp_double);
     if (median_us)
@@ -78,6 +82,15 @@ mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
                              const mla_device_info *dev, const mla_dev_inputs *in,
                              void *workspace, unsigned stage_mask, int warmup, int reps,
                              int min_calls, double *median_us, double *min_us)
+{
+    return mla_time_pipeline_ex(kv, t, dev, in, workspace, stage_mask, warmup, reps, min_calls, median_us,
+                                min_us, NULL);
+}
+
+mla_status mla_time_pipeline_ex(const mla_kernel_version *kv, const mla_tiling *t,
+                                const mla_device_info *dev, const mla_dev_inputs *in,
+                                void *workspace, unsigned stage_mask, int warmup, int reps,
+                                int min_calls, double *median_us, double *min_us, mla_time_series *series)
 {
     if (!kv || !t || !in || !kv->launch || in->copies < 1 || in->copies > MLA_MAX_INPUT_COPIES)
         return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "mla_time_pipeline: bad arguments");
@@ -146,7 +159,7 @@ mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
         TCHECK(cudaEventRecord(ev[2 * i + 1], stream), "cudaEventRecord");
     }
     TCHECK(cudaStreamSynchronize(stream), "timed replays");
-    st = events_summary(kv, ev, reps, calls, times, median_us, min_us);
+    st = events_summary(kv, ev, reps, calls, times, median_us, min_us, series);
 
 done:
     if (capturing) {
@@ -177,6 +190,15 @@ mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
                             const mla_device_info *dev, const mla_dev_inputs *in,
                             void *workspace, unsigned stage_mask, double warm_ms, double rep_ms,
                             int *reps_out, double *median_us, double *min_us)
+{
+    return mla_time_flushed_ex(kv, t, dev, in, workspace, stage_mask, warm_ms, rep_ms, reps_out, median_us,
+                               min_us, NULL);
+}
+
+mla_status mla_time_flushed_ex(const mla_kernel_version *kv, const mla_tiling *t,
+                               const mla_device_info *dev, const mla_dev_inputs *in,
+                               void *workspace, unsigned stage_mask, double warm_ms, double rep_ms,
+                               int *reps_out, double *median_us, double *min_us, mla_time_series *series)
 {
     if (!kv || !t || !in || !kv->launch || in->copies < 1 || in->copies > MLA_MAX_INPUT_COPIES ||
         !(warm_ms >= 0) || !(rep_ms > 0) || rep_ms > 60000)
@@ -250,7 +272,7 @@ mla_status mla_time_flushed(const mla_kernel_version *kv, const mla_tiling *t,
     }
     TCHECK(cudaStreamSynchronize(stream), "timed calls");
     TCHECK(cudaGetLastError(), "timed calls");
-    st = events_summary(kv, ev, reps, 1, times, median_us, min_us);
+    st = events_summary(kv, ev, reps, 1, times, median_us, min_us, series);
     if (st == MLA_STATUS_OK && reps_out)
         *reps_out = reps;
 

@@ -4,7 +4,8 @@
  *   mla_time_flushed:  eager calls, each after a 256 MB L2 flush (triton.testing.do_bench's way).
  * For each design's default version on a small problem: both return OK with 0 < min <= median,
  * the flushed one times 10..2000 calls, each leaves no CUDA error behind, and bad arguments are
- * refused with their status (INVALID_ARGUMENT, WORKSPACE_TOO_SMALL). test_graph and test_kernels
+ * refused with their status (INVALID_ARGUMENT, WORKSPACE_TOO_SMALL); the _ex forms' series hold as
+ * many runs as fit, with the summary's minimum among them. test_graph and test_kernels
  * check the results of the same launches. Times themselves are never asserted (a benchmark
  * reports, it does not pass or fail on speed). Exit 77 with no GPU.
  */
@@ -57,6 +58,31 @@ static void run_design(mla_design design, int ordinal)
     CHECK(st != MLA_STATUS_OK || (mn > 0 && mn <= med && isfinite(med)), "%s: graph timing: min %g, median %g", name, mn, med);
     CHECK(cudaGetLastError() == cudaSuccess, "%s: graph timing left a CUDA error", name);
 
+    /* the _ex form hands back each replay's time in launch order: as many as fit, the same
+     * minimum as the summary's, and the summary's median among them */
+    double ser[8] = {0};
+    mla_time_series series = {ser, 8, -1};
+    med = mn = -1;
+    st = mla_time_pipeline_ex(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 1, 5, MLA_TIME_CALLS, &med, &mn,
+                              &series);
+    CHECK(st == MLA_STATUS_OK && series.n == 5, "%s: graph series: status %d, %d runs", name, (int)st, series.n);
+    if (st == MLA_STATUS_OK && series.n == 5) {
+        double smin = ser[0];
+        int below = 0, above = 0;
+        for (int i = 0; i < 5; i++) {
+            if (ser[i] < smin) smin = ser[i];
+            below += ser[i] < med;
+            above += ser[i] > med;
+        }
+        CHECK(smin == mn && below <= 2 && above <= 2, "%s: graph series: min %g against %g, median %g with %d below, %d above",
+              name, smin, mn, med, below, above);
+    }
+    series.cap = 3, series.n = -1;
+    st = mla_time_pipeline_ex(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 1, 5, MLA_TIME_CALLS, &med, &mn,
+                              &series);
+    CHECK(st == MLA_STATUS_OK && series.n == 3, "%s: graph series capped at 3: status %d, %d runs", name, (int)st,
+          series.n);
+
     int reps = -1;
     med = mn = -1;
     st = mla_time_flushed(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 20.0, &reps, &med, &mn);
@@ -65,6 +91,10 @@ static void run_design(mla_design design, int ordinal)
            med);
     CHECK(st != MLA_STATUS_OK || (reps >= 10 && reps <= 2000), "%s: flushed timing ran %d calls", name, reps);
     CHECK(cudaGetLastError() == cudaSuccess, "%s: flushed timing left a CUDA error", name);
+    series.cap = 8, series.n = -1;
+    st = mla_time_flushed_ex(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 20.0, &reps, &med, &mn, &series);
+    CHECK(st == MLA_STATUS_OK && series.n == (reps < 8 ? reps : 8) && ser[0] > 0, "%s: flushed series: status %d, %d of %d runs",
+          name, (int)st, series.n, reps);
 
     /* bad arguments: a status and a message, nothing launched */
     st = mla_time_flushed(plan->kv, &plan->tiling, &plan->dev, &in, ws, ~0u, 2.0, 0.0, NULL, &med, &mn);

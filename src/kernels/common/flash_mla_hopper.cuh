@@ -496,11 +496,6 @@ struct Version {
     // Whether `mainw` is launched with PDL (with `pdl` set; a walk kernel built with PDLM_OFF must
     // not be). Last, for the same reason.
     bool walk_pdl = true;
-    // With `mainw`: launch it with one CTA a row block (grid = b * row blocks) instead of one an SM,
-    // so that the static grid runs the walk kernel's own SASS, each CTA taking one item
-    // (flash_mla_v48, an experiment: it separates the walk's transitions from its loops'
-    // schedule, which differs from the static kernel's). Last, for the same reason.
-    bool walk_all = false;
     bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
     bool walk(const mla_problem *pb, int splits, const mla_device_info *dev) const
     {
@@ -567,7 +562,7 @@ inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_proble
     if (v.persist(pb, r.splits) || v.walk(pb, r.splits, dev)) {  // one CTA an SM (one fits), at most one a row block
         const long long items = (long long)row_blocks * pb->b;
         const int sms = dev && dev->sm_count > 0 ? dev->sm_count : 132;
-        r.grid = dim3((unsigned)(items < sms || (v.walk_all && v.walk(pb, r.splits, dev)) ? items : sms), 1, 1);
+        r.grid = dim3((unsigned)(items < sms ? items : sms), 1, 1);
         if (tail_cut(v, pb, r.splits, (int)r.grid.x)) {  // two compact BM-row slots a CTA
             r.ws_o = (size_t)2 * r.grid.x * BM * DA * sizeof(float);
             r.ws_lse = (size_t)2 * r.grid.x * BM * sizeof(float);

@@ -28,11 +28,15 @@ read -ra VS <<<"$VERSIONS"
       nvidia-smi --query-gpu=clocks.sm,power.draw --format=csv,noheader,nounits -lms 100 >/tmp/ab_smi.csv 2>&1 &
       p=$!
       # shellcheck disable=SC2086
-      us=$(timeout 60 "$B/mla_var3" "$d" "$v" $SHAPE --prof_type=event 2>&1 | awk '/^total:/ { print $2 }')
+      res=$(timeout 60 "$B/mla_var3" "$d" "$v" $SHAPE --prof_type=event 2>&1)
+      us=$(awk '/^total:/ { print $2 }' <<<"$res")
+      # the run's two ends (the CLI's "first 10 runs X us, last 10 Y"): uncapped and power-capped
+      # on an H200 started idle (flash_mla devlog, twenty-sixth session)
+      ends=$(awk '/^  first [0-9]+ runs/ { printf " [first %s, last %s]", $4, $8 }' <<<"$res")
       kill $p 2>/dev/null; wait $p 2>/dev/null
       smi=$(awk -F', *' 'NF >= 2 { n++; c += $1; w += $2 } END { if (n) printf "SM %.0f MHz, %.0f W", c / n, w / n }' /tmp/ab_smi.csv)
       [ -n "$us" ] && us="$us us" || us=FAILED
-      echo "round $r $v $us ($smi)"
+      echo "round $r $v $us ($smi)$ends"
     done
   done
 } | tee "$OUT/ab.txt"

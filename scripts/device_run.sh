@@ -12,7 +12,7 @@
 # sanitizer runs only; MLA_VAR3_SANITIZE_TILING (default splits=2; empty: each version's default
 # plan) overrides the tiling of every sanitizer case: the default plans give the small grid's
 # tiny problems one page per split, which reaches neither a full page pair nor flash_mla_v12's
-# split merge, and a default plan with two splits needs ~100 CTAs, too slow under racecheck; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all, MLA_VAR3_BENCH_PASSES=N runs it N times (--passes), MLA_VAR3_BENCH_PAGES=sequential lays the caches' pages out in order (--pages), MLA_BENCH_LIMIT (default 300 s) caps bench-all, MLA_VAR3_SANITIZE_TOOLS=a,b picks the sanitizer tools, MLA_VAR3_TIME_CALLS=N the calls a timed graph holds (the CLI's default 8), MLA_VAR3_BENCH_MODES=graph,flush the timing methods bench-all runs in (one file each). The whole
+# split merge, and a default plan with two splits needs ~100 CTAs, too slow under racecheck; MLA_VAR3_BENCH_VERSIONS=a,b limits bench-all, MLA_VAR3_BENCH_PASSES=N runs it N times (--passes), MLA_VAR3_BENCH_PAGES=sequential lays the caches' pages out in order (--pages), MLA_VAR3_BENCH_COOL=MS idles MS ms before each row (--cool), MLA_BENCH_LIMIT (default 300 s) caps bench-all, MLA_VAR3_SANITIZE_TOOLS=a,b picks the sanitizer tools, MLA_VAR3_TIME_CALLS=N the calls a timed graph holds (the CLI's default 8), MLA_VAR3_BENCH_MODES=graph,flush the timing methods bench-all runs in (one file each). The whole
 # script keeps under a time budget (MLA_DEVICE_BUDGET seconds, default 530): every step runs under `timeout`, shortened to what
 # is left, and a step with no time left is skipped and says so (ctest's own limit: MLA_CTEST_LIMIT, default 300 s). A short summary table is
 # printed last. $OUT gets five files (the device tool returns at most 8):
@@ -307,6 +307,8 @@ do_bench() {
       [ -n "${MLA_VAR3_BENCH_VERSIONS:-}" ] && vs=(--versions="$MLA_VAR3_BENCH_VERSIONS")
       # MLA_VAR3_BENCH_PASSES=N: the grid N times, order flipped every second pass (a row's median)
       vs+=(--passes="${MLA_VAR3_BENCH_PASSES:-1}" --pages="${MLA_VAR3_BENCH_PAGES:-random}")  # random|sequential
+      # MLA_VAR3_BENCH_COOL=MS: idle MS ms before each row (every row from the same card state)
+      vs+=(--cool="${MLA_VAR3_BENCH_COOL:-0}")
       MLA_VAR3_TIME_MODE=$m step "${MLA_BENCH_LIMIT:-300}" "$log" "$BUILD/mla_var3" bench-all --out=/tmp/mla_bench $at "${vs[@]}"
       rc=$?
       note "bench($m)" "rc=$rc ($(( $(date +%s) - t0 )) s), table below; files in logs.tgz/bench_$m"

@@ -45,6 +45,9 @@ typedef struct brow {
     int ok;
     double us, tflops, gbs, floor_us, pct, anchor;
     double pass_us[BENCH_MAX_PASSES];
+    /* each pass's median of its first and of its last CLI_SERIES_ENDS timed runs: on the H200 a
+     * row started on an idle card is uncapped at the start and power-capped at the end */
+    double pass_first_us[BENCH_MAX_PASSES], pass_last_us[BENCH_MAX_PASSES];
     int npass;
     char tiling[160], source[32], why[512];
 } brow;
@@ -205,8 +208,19 @@ static void pass_range(const brow *r, double *lo, double *hi)
     }
 }
 
+/* --cool=MS: the host sleeps MS ms (the card idle) before timing each row, so that every row starts
+ * from the same state: on the H200 the first ~40-80 ms of full load run uncapped, and rows back to
+ * back are otherwise capped from their first call (flash_mla devlog, twenty-sixth session). */
+static void cool_down(int ms)
+{
+    if (ms <= 0) return;
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
 static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int ordinal, double tf, double gbs,
-                     int autotune, mla_page_order pages)
+                     int autotune, mla_page_order pages, int cool_ms)
 {
     mla_dev_inputs in;
     int have_in = 0;
@@ -260,8 +274,10 @@ static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int or
             mla_plan_destroy(plan);
             continue;
         }
-        double med = 0, mn = 0;
-        st = cli_time_total(r->kv, &plan->tiling, dev, &in, ws, 5, 30, cli_time_calls(), &med, &mn, NULL, 0);
+        double med = 0, mn = 0, first = 0, last = 0;
+        cool_down(cool_ms);
+        st = cli_time_total(r->kv, &plan->tiling, dev, &in, ws, 5, 30, cli_time_calls(), &med, &mn, NULL, 0, &first,
+                            &last);
         cli_gpu_free(ws);
         mla_plan_destroy(plan);
         if (st != MLA_STATUS_OK) {
@@ -270,9 +286,16 @@ static void run_rows(grid *g, const int *ord, const mla_device_info *dev, int or
         }
         cli_roofline rf;
         cli_roofline_compute(&r->pb, med, tf, gbs, &rf);
-        if (r->npass < BENCH_MAX_PASSES) r->pass_us[r->npass++] = med;
-        fprintf(stderr, "  %-16s b=%-3d h=%-3d t=%-4d s=%-3d n=%-4d %10.1f us %7.1f TFLOP/s %7.0f GB/s %5.1f %% of floor\n",
-                r->kv->name, r->pb.b, r->pb.h, r->pb.t, r->pb.s, r->pb.n, med, rf.tflops, rf.gbs, rf.pct_of_floor);
+        if (r->npass < BENCH_MAX_PASSES) {
+            r->pass_first_us[r->npass] = first;
+            r->pass_last_us[r->npass] = last;
+            r->pass_us[r->npass++] = med;
+        }
+        fprintf(stderr,
+                "  %-16s b=%-3d h=%-3d t=%-4d s=%-3d n=%-4d %10.1f us %7.1f TFLOP/s %7.0f GB/s %5.1f %% of floor"
+                "  (first %d runs %.1f, last %d %.1f)\n",
+                r->kv->name, r->pb.b, r->pb.h, r->pb.t, r->pb.s, r->pb.n, med, rf.tflops, rf.gbs, rf.pct_of_floor,
+                CLI_SERIES_ENDS, first, CLI_SERIES_ENDS, last);
     }
     if (have_in) mla_dev_inputs_destroy(&in);
 }
@@ -433,7 +456,7 @@ static void svg_write(const char *path, const grid *g, double tf, double gbs, co
 int cli_cmd_bench(int argc, char **argv)
 {
     const char *out = "out";
-    int quick = 0, ordinal = 0, autotune = 0, alternate = 1, dry = 0, passes = 1;
+    int quick = 0, ordinal = 0, autotune = 0, alternate = 1, dry = 0, passes = 1, cool_ms = 0;
     mla_page_order pages = MLA_PAGES_RANDOM;
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -453,6 +476,9 @@ int cli_cmd_bench(int argc, char **argv)
             else return cli_usage_error("%s: the order is alternate or registry", argv[i]);
         } else if ((v = cli_flag_value(argv[i], "passes", &missing))) {
             int rc = cli_parse_int(argv[i], v, 1, BENCH_MAX_PASSES, &passes);
+            if (rc) return rc;
+        } else if ((v = cli_flag_value(argv[i], "cool", &missing))) {
+            int rc = cli_parse_int(argv[i], v, 0, 60000, &cool_ms);
             if (rc) return rc;
         } else if ((v = cli_flag_value(argv[i], "pages", &missing))) {
             if (!strcmp(v, "random")) pages = MLA_PAGES_RANDOM;
@@ -502,6 +528,7 @@ int cli_cmd_bench(int argc, char **argv)
         /* what would run, in order, with no GPU work (no architecture gate either) */
         printf("bench-all dry run: %d rows, order %s", g.n, alternate ? "alternate" : "registry");
         if (passes > 1) printf(", %d passes", passes);
+        if (cool_ms > 0) printf(", cool %d ms", cool_ms);
         printf("%s\n", pages == MLA_PAGES_SEQUENTIAL ? ", pages sequential" : "");
         for (int p = 0; p < passes; p++) {
             exec_order(&g, alternate, p & 1, ord);
@@ -516,13 +543,13 @@ int cli_cmd_bench(int argc, char **argv)
         return 0;
     }
     fprintf(stderr,
-            "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s, pages %s, %s\n",
+            "bench-all on %s: %d rows (%s peaks %.0f TFLOP/s, %.0f GB/s), order %s, %d pass%s, pages %s, cool %d ms, %s\n",
             dev.name, g.n, peak_src, tf, gbs, alternate ? "alternate" : "registry", passes, passes == 1 ? "" : "es",
-            pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random", timing_phrase());
+            pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random", cool_ms, timing_phrase());
     for (int p = 0; p < passes; p++) {
         exec_order(&g, alternate, p & 1, ord);
         if (passes > 1) fprintf(stderr, " pass %d of %d\n", p + 1, passes);
-        run_rows(&g, ord, &dev, ordinal, tf, gbs, autotune, pages);
+        run_rows(&g, ord, &dev, ordinal, tf, gbs, autotune, pages, cool_ms);
     }
     for (int i = 0; i < g.n; i++) finish_row(&g.r[i], tf, gbs);
     free(ord);
@@ -546,6 +573,7 @@ int cli_cmd_bench(int argc, char **argv)
     cJSON_AddStringToObject(o, "order", alternate ? "alternate" : "registry");
     cJSON_AddNumberToObject(o, "passes", passes);
     cJSON_AddStringToObject(o, "pages", pages == MLA_PAGES_SEQUENTIAL ? "sequential" : "random");
+    cJSON_AddNumberToObject(o, "cool_ms", cool_ms);
     cJSON_AddStringToObject(o, "timing", cli_time_flush() ? "flush" : "graph");
     cJSON_AddStringToObject(o, "timing_method", timing_phrase());
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
@@ -559,6 +587,11 @@ int cli_cmd_bench(int argc, char **argv)
             cJSON_AddNumberToObject(j, "us", r->us);
             cJSON *pu = cJSON_AddArrayToObject(j, "pass_us");
             for (int k = 0; k < r->npass; k++) cJSON_AddItemToArray(pu, cJSON_CreateNumber(r->pass_us[k]));
+            cJSON *pf = cJSON_AddArrayToObject(j, "pass_first10_us"), *pl = cJSON_AddArrayToObject(j, "pass_last10_us");
+            for (int k = 0; k < r->npass; k++) {
+                cJSON_AddItemToArray(pf, cJSON_CreateNumber(r->pass_first_us[k]));
+                cJSON_AddItemToArray(pl, cJSON_CreateNumber(r->pass_last_us[k]));
+            }
             cJSON_AddNumberToObject(j, "tflops", r->tflops);
             cJSON_AddNumberToObject(j, "gbs", r->gbs);
             cJSON_AddNumberToObject(j, "floor_us", r->floor_us);

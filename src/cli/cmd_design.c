@@ -751,12 +751,13 @@ static int run_gpu(const cli_run_opts *o)
         int reps = prof == CLI_PROF_DISABLED ? 1 : child ? 2 : 50;
         /* one call a replay when run once or under a profiler's child (each launch profiled) */
         int calls = prof == CLI_PROF_DISABLED || child ? 1 : cli_time_calls();
-        double med = 0, mn = 0;
+        double med = 0, mn = 0, first10 = 0, last10 = 0;
         char how[128] = "";
         if (prof == CLI_PROF_DISABLED || child)
             st = mla_time_pipeline(c.kv, &c.tiling, &dev, &in, ws, ~0u, warm, reps, calls, &med, &mn);
         else
-            st = cli_time_total(c.kv, &c.tiling, &dev, &in, ws, warm, reps, calls, &med, &mn, how, sizeof how);
+            st = cli_time_total(c.kv, &c.tiling, &dev, &in, ws, warm, reps, calls, &med, &mn, how, sizeof how, &first10,
+                                &last10);
         if (st != MLA_STATUS_OK) {
             fprintf(stderr, "mla_var3: run failed: %s\n", mla_last_error());
             cJSON_AddStringToObject(res, "error", mla_last_error());
@@ -766,9 +767,13 @@ static int run_gpu(const cli_run_opts *o)
             cJSON_AddNumberToObject(tm, "once_us", med);
         } else {
             cli_info("total: %.1f us (%s, min %.1f)\n", med, how, mn);
+            /* the two ends of the run: on the H200 the start is uncapped, the end under the power cap */
+            cli_info("  first %d runs %.1f us, last %d %.1f\n", CLI_SERIES_ENDS, first10, CLI_SERIES_ENDS, last10);
             cJSON_AddStringToObject(tm, "method", cli_time_flush() ? "flush" : "graph");
             cJSON_AddNumberToObject(tm, "total_us", med);
             cJSON_AddNumberToObject(tm, "min_us", mn);
+            cJSON_AddNumberToObject(tm, "first10_us", first10);
+            cJSON_AddNumberToObject(tm, "last10_us", last10);
             cJSON *stj = cJSON_AddObjectToObject(tm, "stages");
             /* Each stage alone reads what the full runs left in the workspace: fine for timing. */
             for (int i = 0; i < c.kv->num_stages && i < 32; i++) {

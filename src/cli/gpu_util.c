@@ -55,14 +55,15 @@ int cli_time_flush(void)
 
 mla_status cli_time_total(const mla_kernel_version *kv, const mla_tiling *t, const mla_device_info *dev,
                           const struct mla_dev_inputs *in, void *ws, int warm, int reps, int calls, double *med,
-                          double *mn, char *how, size_t how_len)
+                          double *mn, char *how, size_t how_len, double *first10, double *last10)
 {
     mla_status st;
     /* MLA_VAR3_TIME_SERIES=1: also print every timed run's time in launch order */
     const char *se = getenv("MLA_VAR3_TIME_SERIES");
-    double series_us[2000];
+    const int print = se && atoi(se) > 0;
+    double series_us[2000];   /* mla_time_flushed times at most 2000 calls */
     mla_time_series series = {series_us, (int)(sizeof series_us / sizeof series_us[0]), 0};
-    mla_time_series *sp = se && atoi(se) > 0 ? &series : NULL;
+    mla_time_series *sp = print || first10 || last10 ? &series : NULL;
     if (cli_time_flush()) {
         int n = 0;
         /* triton.testing.do_bench's defaults: 25 ms of warm-up, 100 ms of timed calls */
@@ -73,9 +74,12 @@ mla_status cli_time_total(const mla_kernel_version *kv, const mla_tiling *t, con
         if (how) snprintf(how, how_len, "median of %d replays of %d calls", reps, calls);
     }
     if (st == MLA_STATUS_OK && sp && sp->n > 0) {
-        fprintf(stderr, "series (us a call, launch order, %d runs):", sp->n);
-        for (int i = 0; i < sp->n; i++) fprintf(stderr, " %.1f", sp->us[i]);
-        fprintf(stderr, "\n");
+        if (print) {
+            fprintf(stderr, "series (us a call, launch order, %d runs):", sp->n);
+            for (int i = 0; i < sp->n; i++) fprintf(stderr, " %.1f", sp->us[i]);
+            fprintf(stderr, "\n");
+        }
+        mla_series_ends(sp->us, sp->n, CLI_SERIES_ENDS, first10, last10);
     }
     return st;
 }

@@ -78,7 +78,7 @@ void cli_help_bench(FILE *f)
 {
     fprintf(f, "usage: mla_var3 bench-all [--out=DIR] [--quick] [--autotune] [--versions=a,b] [--device=N]\n"
                "                          [--order=alternate|registry] [--passes=N] [--pages=random|sequential]\n"
-               "                          [--dry-run]\n"
+               "                          [--cool=MS] [--dry-run]\n"
                "  times every runnable version on MLA_SPEC.md's benchmark grid (CUDA-graph replay,\n"
                "  warm-up 5, median of 30) and writes DIR/bench.md, DIR/bench.json and\n"
                "  DIR/bench_b32_t4096.svg (default DIR: out). --quick: a few rows only. --autotune: tune each row (cached winners reused).\n"
@@ -90,7 +90,11 @@ void cli_help_bench(FILE *f)
                "  a row reports the median of its passes and their range (one pass of two identical\n"
                "  kernels differed by up to 14 %% on the H200). --pages: the paged caches' block tables\n"
                "  as a random permutation of the pages (the default: a cache after serving churn) or in\n"
-               "  order (request r's pages consecutive, as an arange block table). --dry-run: print the rows in the order\n"
+               "  order (request r's pages consecutive, as an arange block table). --cool=MS (0-60000, default\n"
+               "  0): idle MS ms before timing each row, so that every row starts from the same card state\n"
+               "  (the H200 runs ~40-80 ms of full load uncapped, then under its power cap). Each row's log\n"
+               "  line and bench.json (pass_first10_us, pass_last10_us) also give the median of its first\n"
+               "  and of its last 10 timed runs. --dry-run: print the rows in the order\n"
                "  they would run and exit (no GPU needed).\n"
                "  FlashMLA's figures (ANCHORS.md) are shown for the flash_mla rows.\n%s",
             exit_codes);

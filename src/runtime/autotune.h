@@ -83,6 +83,12 @@ mla_status mla_time_flushed_ex(const mla_kernel_version *kv, const mla_tiling *t
                                void *workspace, unsigned stage_mask, double warm_ms, double rep_ms,
                                int *reps_out, double *median_us, double *min_us, mla_time_series *series);
 
+/* The median of the first k and of the last k runs of a series (k is cut to n; 1 <= k <=
+ * MLA_SERIES_ENDS_MAX): on the H200 a run from an idle card is uncapped at its start and under the
+ * power cap at its end, so the two ends are the two regimes. Returns 0 on bad arguments. */
+#define MLA_SERIES_ENDS_MAX 64
+int mla_series_ends(const double *us, int n, int k, double *first_us, double *last_us);
+
 typedef struct mla_tune_entry {
     mla_tiling tiling;
     int ok;                       /* 1: launched, timed */

@@ -78,6 +78,24 @@ static mla_status events_summary(const mla_kernel_version *kv, cudaEvent_t *ev, 
     return MLA_STATUS_OK;
 }
 
+/* The median of k sorted copies (k >= 1). */
+static double median_of(const double *v, int k)
+{
+    double t[MLA_SERIES_ENDS_MAX];
+    memcpy(t, v, (size_t)k * sizeof t[0]);
+    qsort(t, (size_t)k, sizeof t[0], cmp_double);
+    return k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
+}
+
+int mla_series_ends(const double *us, int n, int k, double *first_us, double *last_us)
+{
+    if (!us || n < 1 || k < 1 || k > MLA_SERIES_ENDS_MAX) return 0;
+    if (k > n) k = n;
+    if (first_us) *first_us = median_of(us, k);
+    if (last_us) *last_us = median_of(us + n - k, k);
+    return 1;
+}
+
 mla_status mla_time_pipeline(const mla_kernel_version *kv, const mla_tiling *t,
                              const mla_device_info *dev, const mla_dev_inputs *in,
                              void *workspace, unsigned stage_mask, int warmup, int reps,

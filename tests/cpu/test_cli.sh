@@ -123,6 +123,10 @@ o=$("$CLI" bench-all --dry-run --versions=flash_mla_v9,flash_mla_v12 --passes=2 
 # --pages: the dry run says when the caches' pages will be laid out in order; a bad value is a usage error
 h=$("$CLI" bench-all --dry-run --versions=flash_mla_v12 --pages=sequential | head -1)
 [ "$h" = "bench-all dry run: 16 rows, order alternate, pages sequential" ] && ok || bad "bench-all --pages=sequential: '$h'"
+h=$("$CLI" bench-all --dry-run --versions=flash_mla_v12 --cool=2000 | head -1)
+[ "$h" = "bench-all dry run: 16 rows, order alternate, cool 2000 ms" ] && ok || bad "bench-all --cool=2000: '$h'"
+"$CLI" bench-all --dry-run --cool=-5 >/dev/null 2>err.txt; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--cool=-5" err.txt && ok || bad "bench-all --cool=-5: rc=$rc $(cat err.txt)"
 "$CLI" bench-all --dry-run --pages=shuffled >/dev/null 2>err.txt; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--pages=shuffled" err.txt && ok || bad "bench-all --pages=shuffled: rc=$rc $(cat err.txt)"
 "$CLI" flash_mla --pages=bogus >/dev/null 2>err.txt; rc=$?

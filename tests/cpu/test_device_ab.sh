@@ -15,7 +15,7 @@ cat >"$T/build/mla_var3" <<'FAKE'
 f="$(dirname "$0")/count_$2"; n=$(( $(cat "$f" 2>/dev/null || echo 0) + 1 )); echo $n >"$f"
 echo "$2" >>"$(dirname "$0")/calls"
 case "$2" in
-  flash_mla_v1) echo "total: $((99 + n)).0 us (median of 30, min 90.0)" ;;
+  flash_mla_v1) echo "total: $((99 + n)).0 us (median of 30, min 90.0)"; echo "  first 10 runs 95.0 us, last 10 $((99 + n)).5" ;;
   flash_mla_v2) [ $n = 3 ] && { echo "error: launch failed" >&2; exit 1; }; echo "total: 200.0 us (median of 30, min 190.0)" ;;
 esac
 FAKE
@@ -27,7 +27,7 @@ out=$(PATH="$T/bin:$PATH" MLA_BUILD_DIR="$T/build" OUT="$T/out" \
 echo "$out"
 fail=0
 expect() { grep -qF -- "$1" <<<"$out" || { echo "missing: $1"; fail=1; }; }
-expect "round 1 flash_mla_v1 100.0 us (SM 1785 MHz, 690 W)"
+expect "round 1 flash_mla_v1 100.0 us (SM 1785 MHz, 690 W) [first 95.0, last 100.5]"
 expect "round 3 flash_mla_v2 FAILED (SM"
 expect "flash_mla_v1        101.5 us (4 rounds)"
 expect "flash_mla_v2        200.0 us (3 rounds)"

@@ -66,9 +66,9 @@ static mla_status events_summary(const mla_kernel_version *kv, cudaEvent_t *ev, 
                             cudaGetErrorString(e));
         times[i] = (double)ms * 1000.0 / calls;
     }
-    if (series && series->us) {  /* in launch order, before the sort */
-        series->n = reps < series->cap ? reps : series->cap;
-        memcpy(series->us, times, (size_t)series->n * sizeof *times);
+    if (series) {  /* in launch order, before the sort */
+        series->n = !series->us || series->cap <= 0 ? 0 : reps < series->cap ? reps : series->cap;
+        if (series->n > 0) memcpy(series->us, times, (size_t)series->n * sizeof *times);
     }
     qsort(times, (size_t)reps, sizeof *times, cmp_double);
     if (median_us)

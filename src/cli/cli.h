@@ -93,11 +93,12 @@ int cli_time_calls(void);
  * by graph replay. */
 struct mla_dev_inputs;
 int cli_time_flush(void);
-/* A pipeline's total time in the mode above (warm, reps, calls: the graph mode's counts); `how`
- * gets a phrase saying how it was timed. */
-/* first10 / last10 (may be NULL): the median of the first and of the last CLI_SERIES_ENDS timed
- * runs in launch order (mla_series_ends); MLA_VAR3_TIME_SERIES=1 also prints every run. */
 #define CLI_SERIES_ENDS 10
+/* A pipeline's total time in the mode above (warm, reps, calls: the graph mode's counts); `how`
+ * gets a phrase saying how it was timed; first10 / last10 (may be NULL) the median of the first and
+ * of the last CLI_SERIES_ENDS timed runs in launch order (mla_series_ends: on the H200 the start of
+ * a run from an idle card is uncapped, its end power-capped). MLA_VAR3_TIME_SERIES=1 also prints
+ * every run's time. */
 mla_status cli_time_total(const mla_kernel_version *kv, const mla_tiling *t, const mla_device_info *dev,
                           const struct mla_dev_inputs *in, void *ws, int warm, int reps, int calls, double *med,
                           double *mn, char *how, size_t how_len, double *first10, double *last10);

@@ -2,7 +2,8 @@
 # scripts/bench_merge.py on two made-up bench-all outputs (tests/data/bench_pass_{a,b}.txt): the
 # median, count and range of every version's passes across files, the rates at the median from
 # the printed FLOPs and bytes, the floor at the first file's peaks, FlashMLA's figure from either
-# file's table, --versions, and a clear failure without peaks.
+# file's table, --versions, --ends (the first / last 10 runs' columns), and a clear failure
+# without peaks.
 # Usage (ctest): test_bench_merge.sh <mla_var3> <source dir> <build dir>
 set -uo pipefail
 SRC=$2
@@ -21,6 +22,13 @@ expect "| flash_mla | flash_mla_v2 | 32 | 128 | 4096 | 1 | 0 | 61.0 | 2 | 60.0-6
 only=$(python3 "$SRC/scripts/bench_merge.py" "$A" "$B" --versions=flash_mla_v2 --peaks=700,3000)
 grep -q "flash_mla_v1 |" <<<"$only" && { echo "--versions kept flash_mla_v1"; fail=1; }
 grep -qF "floor at 700 TFLOP/s, 3000 GB/s" <<<"$only" || { echo "--peaks ignored"; fail=1; }
+# --ends: the medians over the passes of the log lines' first-10 / last-10 medians; "-" for a row
+# whose lines carry none, and no extra columns without the option
+E=$SRC/tests/data/bench_pass_ends.txt
+ends=$(python3 "$SRC/scripts/bench_merge.py" "$E" --ends)
+grep -qF "| 930.0 | 3 | 920.0-940.0 | 593.5 | 297 | 74.2 | - | - | 840.0 | 948.0 |" <<<"$ends" || { echo "--ends s=16: $ends"; fail=1; }
+grep -qF "| 120.0 | 1 | 120.0-120.0 | 600.0 | 1400 | 75.0 | - | - | - | - |" <<<"$ends" || { echo "--ends s=2: $ends"; fail=1; }
+grep -qF "first 10 us" <<<"$out" && { echo "ends columns without --ends"; fail=1; }
 T=${3:-/tmp}
 grep -v "Roofline" "$A" >"$T/bench_merge_nopeaks.txt"
 python3 "$SRC/scripts/bench_merge.py" "$T/bench_merge_nopeaks.txt" >/dev/null 2>"$T/bench_merge_err.txt"

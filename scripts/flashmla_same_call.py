@@ -1,0 +1,485 @@
+#!/usr/bin/env python3
+"""flashmla_same_call.py - FlashMLA's SM90 dense decode and mla_var3's flash_mla, timed in one
+process on the same inputs by the same protocol, row by row (runs THERE, on the GPU machine).
+
+Why: ANCHORS.md's FlashMLA figures were taken on another day, by a protocol not written down,
+and a timed run on the H200 has two regimes (the first ~40-80 ms at 1980 MHz, then the 700 W
+power cap at ~1770 MHz; flash_mla devlog, twenty-sixth session) that differ by up to 13 %. The
+rows still open in issue 5 differ from those figures by 0.5-5 %. Timing both kernels here, in
+alternating order with the same idle before each run, gives each row a same-regime comparison.
+
+What runs:
+  - mla_var3 through its C ABI (ctypes on libmla_var3.so; plan once, run on torch's stream),
+  - FlashMLA's dense bf16 decode (`flash_mla_with_kvcache(..., use_legacy=True)`) from the
+    `sgl-flash-mla` wheel (a packaging of upstream FlashMLA; its SM90 kernels are upstream's),
+    carried as a wheel (scripts/fetch_flashmla.sh) and installed with pip --target there.
+Both get the same q, paged cache (random page permutation), block table and seqlens; scale
+1/sqrt(192), causal (bottom-right). Before timing, both outputs are checked against an fp32
+reference on the first and last request (MLA_SPEC.md's bar) and against each other.
+
+Timing, both methods as src/runtime/timing.c does them:
+  flush: eager calls, each after a 256 MB zero fill that evicts the L2, events around each call,
+         25 ms of warm-up, ~100 ms of calls (10..2000) - triton.testing.do_bench's method, which
+         FlashMLA's own benchmark uses;
+  graph: one CUDA graph of 8 calls, 10 warm-up replays, 50 timed replays, time / 8.
+Each run reports its median, minimum and the medians of its first and last 10 timed runs (the
+two power regimes). Before every run the card idles --cool-ms (default 1000), so each run starts
+from the same state; the two kernels alternate (ours first on even row+pass, FlashMLA first on
+odd).
+
+  python3 scripts/flashmla_same_call.py --lib build/libmla_var3.so [--passes 2] [--rows anchors|small]
+         [--modes flush,graph] [--cool-ms 1000] [--json FILE] [--version flash_mla_v47]
+  python3 scripts/flashmla_same_call.py --selftest     (no GPU, no torch: the pure parts)
+"""
+import argparse
+import ctypes
+import json
+import math
+import statistics
+import sys
+import time
+
+# ANCHORS.md, "FlashMLA (DeepSeek's SM90 dense decode, bf16, page 64)": (b, h, t, s, us)
+ANCHOR_ROWS = [
+    (128, 16, 4096, 1, 164.5), (128, 16, 8192, 1, 309.1),
+    (128, 128, 4096, 1, 256.6), (128, 128, 8192, 1, 523.8), (128, 128, 8192, 2, 926.1),
+    (32, 128, 4096, 1, 76.0), (32, 128, 4096, 2, 115.8), (32, 128, 4096, 4, 226.1),
+    (32, 128, 4096, 8, 470.9), (32, 128, 4096, 16, 900.0), (32, 128, 4096, 32, 1808.5),
+    (32, 128, 4096, 64, 3679.6), (32, 128, 4096, 128, 7302.5),
+    (64, 128, 4096, 1, 124.6), (64, 128, 4096, 16, 1853.9),
+]
+# a quick grid for a first look (correctness of both, the harness itself)
+SMALL_ROWS = [(4, 128, 1000, 2, None), (3, 64, 777, 5, None), (32, 128, 4096, 1, 76.0)]
+
+PAGE = 64
+K_LAT, P_ROPE = 512, 64
+SCALE = 1.0 / math.sqrt(192.0)
+FLUSH_BYTES = 256 << 20
+ENDS = 10
+
+
+# ------------------------------------------------------------------------------------------------
+# pure parts (tested by --selftest without torch)
+# ------------------------------------------------------------------------------------------------
+def series_stats(us):
+    """median, min, and the medians of the first and last ENDS runs of a run's times (launch order)."""
+    if not us:
+        return None
+    k = min(ENDS, len(us))
+    return {"n": len(us), "median": statistics.median(us), "min": min(us),
+            "first10": statistics.median(us[:k]), "last10": statistics.median(us[-k:])}
+
+
+def impl_order(row_index, pass_index):
+    """Which kernel runs first on a row: alternated by row and by pass (A-B, B-A, ...)."""
+    return ("ours", "flashmla") if (row_index + pass_index) % 2 == 0 else ("flashmla", "ours")
+
+
+def flush_reps(per_call_ms, warm_ms=25.0, rep_ms=100.0):
+    """Warm-up and timed call counts of the flush method from a flush+call estimate (timing.c)."""
+    per = max(per_call_ms, 1e-3)
+    warm = int(min(warm_ms / per, 10000))
+    reps = int(rep_ms / per)
+    return warm, max(10, min(reps, 2000))
+
+
+def select_rows(rows, only):
+    """The rows of a grid named by --only ("b,h,t,s;b,h,t,s"), in the grid's order; all if empty."""
+    if not only:
+        return list(rows)
+    want = {tuple(int(x) for x in w.split(",")) for w in only.split(";") if w.strip()}
+    bad = [w for w in want if len(w) != 4]
+    if bad:
+        raise ValueError(f"--only wants b,h,t,s groups, got {bad}")
+    return [r for r in rows if tuple(r[:4]) in want]
+
+
+def merge_runs(runs):
+    """Per (row, impl, mode): the median over passes of each statistic, and the pass range."""
+    out = {}
+    for r in runs:
+        key = (tuple(r["row"]), r["impl"], r["mode"])
+        out.setdefault(key, []).append(r["stats"])
+    merged = {}
+    for key, lst in out.items():
+        merged[key] = {f: statistics.median(s[f] for s in lst) for f in ("median", "min", "first10", "last10")}
+        merged[key]["passes"] = len(lst)
+        merged[key]["lo"] = min(s["median"] for s in lst)
+        merged[key]["hi"] = max(s["median"] for s in lst)
+    return merged
+
+
+def table(runs, rows, modes):
+    """The comparison table: per row and mode, both kernels' medians and regime ends; ratio > 1:
+    FlashMLA slower than mla_var3."""
+    m = merge_runs(runs)
+    lines = []
+    for mode in modes:
+        lines.append(f"### {mode} method (us; median over passes of each run's median / first 10 / last 10)")
+        lines.append("")
+        lines.append("| b | h | t | s | ours median | ours first10 | ours last10 | FlashMLA median | FlashMLA first10 "
+                     "| FlashMLA last10 | FlashMLA/ours median | first10 | last10 | ANCHORS FlashMLA |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for (b, h, t, s, anchor) in rows:
+            o = m.get(((b, h, t, s), "ours", mode))
+            f = m.get(((b, h, t, s), "flashmla", mode))
+
+            def v(x, k):
+                return f"{x[k]:.1f}" if x else "-"
+
+            def ratio(k):
+                return f"{f[k] / o[k]:.3f}" if (o and f and o[k] > 0) else "-"
+            lines.append(f"| {b} | {h} | {t} | {s} | {v(o, 'median')} | {v(o, 'first10')} | {v(o, 'last10')} "
+                         f"| {v(f, 'median')} | {v(f, 'first10')} | {v(f, 'last10')} | {ratio('median')} "
+                         f"| {ratio('first10')} | {ratio('last10')} | {anchor if anchor else '-'} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def selftest():
+    fails = passes = 0
+
+    def check(cond, what):
+        nonlocal fails, passes
+        print(("ok   " if cond else "FAIL ") + what)
+        fails += 0 if cond else 1
+        passes += 1 if cond else 0
+    st = series_stats([5.0] * 3 + [1.0] * 20 + [9.0] * 3)
+    check(st["n"] == 26 and st["min"] == 1.0 and st["median"] == 1.0, "series_stats median/min")
+    check(st["first10"] == 1.0 and st["last10"] == 1.0, "series_stats ends over 10 runs")
+    st = series_stats([1.0, 2.0, 3.0])
+    check(st["first10"] == 2.0 and st["last10"] == 2.0, "series_stats ends shorter than 10")
+    check(series_stats([]) is None, "series_stats empty")
+    check(select_rows(ANCHOR_ROWS, "") == ANCHOR_ROWS, "select_rows: all rows by default")
+    check(select_rows(ANCHOR_ROWS, "32,128,4096,16;128,16,8192,1") ==
+          [(128, 16, 8192, 1, 309.1), (32, 128, 4096, 16, 900.0)], "select_rows: named rows in grid order")
+    check(select_rows(ANCHOR_ROWS, "1,2,3,4") == [], "select_rows: a row not in the grid")
+    try:
+        select_rows(ANCHOR_ROWS, "32,128,4096")
+        check(False, "select_rows: a short group is refused")
+    except ValueError:
+        check(True, "select_rows: a short group is refused")
+    check(impl_order(0, 0) == ("ours", "flashmla") and impl_order(1, 0) == ("flashmla", "ours")
+          and impl_order(1, 1) == ("ours", "flashmla"), "impl_order alternates by row and pass")
+    check(flush_reps(0.1) == (250, 1000), "flush_reps 100 us")
+    check(flush_reps(20.0) == (1, 10), "flush_reps clamps at 10 timed calls")
+    check(flush_reps(0.0)[1] == 2000, "flush_reps clamps at 2000 timed calls")
+    row = (32, 128, 4096, 1)
+    runs = [{"row": row, "impl": "ours", "mode": "flush", "stats": series_stats([64.0, 66.0, 65.0])},
+            {"row": row, "impl": "ours", "mode": "flush", "stats": series_stats([70.0])},
+            {"row": row, "impl": "flashmla", "mode": "flush", "stats": series_stats([76.0, 78.0])}]
+    mg = merge_runs(runs)
+    o = mg[(row, "ours", "flush")]
+    check(o["passes"] == 2 and o["lo"] == 65.0 and o["hi"] == 70.0 and o["median"] == 67.5, "merge_runs")
+    tb = table(runs, [(32, 128, 4096, 1, 76.0)], ["flush"])
+    check("| 32 | 128 | 4096 | 1 | 67.5 |" in tb and "| 1.141 |" in tb and "| 76.0 |" in tb, "table row and ratio")
+    print(f"{passes} passed, {fails} failed")
+    return 1 if fails else 0
+
+
+# ------------------------------------------------------------------------------------------------
+# mla_var3 through its C ABI
+# ------------------------------------------------------------------------------------------------
+class MlaProblem(ctypes.Structure):
+    _fields_ = [("design", ctypes.c_int), ("b", ctypes.c_int), ("s", ctypes.c_int), ("t", ctypes.c_int),
+                ("h", ctypes.c_int), ("d", ctypes.c_int), ("k", ctypes.c_int), ("p", ctypes.c_int),
+                ("n", ctypes.c_int), ("page_size", ctypes.c_int), ("causal", ctypes.c_int),
+                ("scale", ctypes.c_float)]
+
+
+class MlaFlashMlaTensors(ctypes.Structure):
+    _fields_ = [("q", ctypes.c_void_p), ("q_strides", ctypes.c_int64 * 3),
+                ("cache", ctypes.c_void_p), ("num_pages", ctypes.c_int),
+                ("block_table", ctypes.c_void_p), ("max_pages", ctypes.c_int),
+                ("block_table_stride", ctypes.c_int64), ("seqlens", ctypes.c_void_p),
+                ("out", ctypes.c_void_p), ("out_strides", ctypes.c_int64 * 3), ("lse", ctypes.c_void_p)]
+
+
+class MlaPlanOptions(ctypes.Structure):
+    _fields_ = [("device", ctypes.c_int), ("version", ctypes.c_char_p), ("tiling", ctypes.c_char_p),
+                ("autotune", ctypes.c_int), ("cache_dir", ctypes.c_char_p)]
+
+
+class Ours:
+    def __init__(self, lib_path):
+        self.lib = ctypes.CDLL(lib_path)
+        L = self.lib
+        L.mla_last_error.restype = ctypes.c_char_p
+        L.mla_problem_init.argtypes = [ctypes.POINTER(MlaProblem), ctypes.c_int]
+        L.mla_plan_options_init.argtypes = [ctypes.POINTER(MlaPlanOptions)]
+        L.mla_flash_mla_plan.argtypes = [ctypes.POINTER(MlaProblem), ctypes.POINTER(MlaPlanOptions),
+                                         ctypes.POINTER(ctypes.c_void_p)]
+        L.mla_plan_workspace_size.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+        L.mla_plan_describe.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+        L.mla_flash_mla_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(MlaFlashMlaTensors), ctypes.c_void_p,
+                                        ctypes.c_size_t, ctypes.c_void_p]
+        L.mla_plan_destroy.argtypes = [ctypes.c_void_p]
+
+    def _ok(self, st, what):
+        if st != 0:
+            raise RuntimeError(f"{what}: status {st}: {self.lib.mla_last_error().decode()}")
+
+    def plan(self, b, s, t, h, version=None):
+        pb = MlaProblem()
+        self._ok(self.lib.mla_problem_init(ctypes.byref(pb), 1), "mla_problem_init")
+        pb.b, pb.s, pb.t, pb.h, pb.scale = b, s, t, h, SCALE
+        opt = MlaPlanOptions()
+        self.lib.mla_plan_options_init(ctypes.byref(opt))
+        if version:
+            opt.version = version.encode()
+        plan = ctypes.c_void_p()
+        self._ok(self.lib.mla_flash_mla_plan(ctypes.byref(pb), ctypes.byref(opt), ctypes.byref(plan)),
+                 "mla_flash_mla_plan")
+        ws = ctypes.c_size_t()
+        self._ok(self.lib.mla_plan_workspace_size(plan, ctypes.byref(ws)), "mla_plan_workspace_size")
+        buf = ctypes.create_string_buffer(512)
+        self.lib.mla_plan_describe(plan, buf, 512)
+        return plan, ws.value, buf.value.decode()
+
+    def tensors(self, q, cache, bt, seqlens, out, lse):
+        x = MlaFlashMlaTensors()
+        x.q = q.data_ptr()
+        x.q_strides[:] = [q.stride(0), q.stride(1), q.stride(2)]
+        x.cache = cache.data_ptr()
+        x.num_pages = cache.shape[0]
+        x.block_table = bt.data_ptr()
+        x.max_pages = bt.shape[1]
+        x.block_table_stride = bt.stride(0)
+        x.seqlens = seqlens.data_ptr()
+        x.out = out.data_ptr()
+        x.out_strides[:] = [out.stride(0), out.stride(1), out.stride(2)]
+        x.lse = lse.data_ptr()
+        return x
+
+    def run(self, plan, x, ws_ptr, ws_bytes, stream):
+        self._ok(self.lib.mla_flash_mla_run(plan, ctypes.byref(x), ws_ptr, ws_bytes, stream), "mla_flash_mla_run")
+
+
+# ------------------------------------------------------------------------------------------------
+# the GPU side
+# ------------------------------------------------------------------------------------------------
+def make_inputs(torch, b, s, t, h, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dev = "cuda"
+    q = (torch.randn(b, s, h, K_LAT + P_ROPE, generator=g, device=dev) / 10).clamp_(-1, 1).to(torch.bfloat16)
+    mp = (t + PAGE - 1) // PAGE
+    num_pages = b * mp
+    cache = (torch.randn(num_pages, PAGE, K_LAT + P_ROPE, generator=g, device=dev) / 10).clamp_(-1, 1)
+    cache = cache.to(torch.bfloat16)
+    bt = torch.randperm(num_pages, generator=g, device=dev).to(torch.int32).view(b, mp).contiguous()
+    seqlens = torch.full((b,), t, dtype=torch.int32, device=dev)
+    return q, cache, bt, seqlens
+
+
+def reference(torch, q, cache, bt, t, r):
+    """fp32 attention of request r over its t tokens, bottom-right causal: out [s, h, 512], lse [h, s]."""
+    s = q.shape[1]
+    mp = (t + PAGE - 1) // PAGE
+    kv = cache[bt[r, :mp].long()].reshape(-1, K_LAT + P_ROPE)[:t].float()
+    qr = q[r].float()                                           # [s, h, 576]
+    sc = torch.einsum("shd,td->hst", qr, kv) * SCALE             # [h, s, t]
+    i = torch.arange(s, device=q.device).view(s, 1)
+    j = torch.arange(t, device=q.device).view(1, t)
+    sc = sc.masked_fill((j > t - s + i).unsqueeze(0), float("-inf"))
+    lse = torch.logsumexp(sc, dim=-1)                            # [h, s]
+    p = torch.softmax(sc, dim=-1)
+    out = torch.einsum("hst,td->shd", p, kv[:, :K_LAT])
+    return out, lse
+
+
+def bar(torch, out, lse, ref_out, ref_lse):
+    """MLA_SPEC.md's bar: relative Frobenius error, max error against max|ref|, lse error, finiteness."""
+    o, ro = out.float(), ref_out.float()
+    rel = (torch.linalg.vector_norm(o - ro) / torch.linalg.vector_norm(ro)).item()
+    mx = ((o - ro).abs().max() / ro.abs().max()).item()
+    dl = (lse.float() - ref_lse.float()).abs().max().item()
+    finite = bool(torch.isfinite(o).all().item())
+    ok_out = finite and rel <= 5e-3 and mx <= 2e-2
+    return ok_out, dl <= 1e-3, {"rel": rel, "max_over_maxref": mx, "lse_abs": dl, "finite": finite}
+
+
+def time_flush(torch, fn, flush):
+    torch.cuda.synchronize()
+    fn()
+    torch.cuda.synchronize()
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    e0.record()
+    for _ in range(5):
+        flush.zero_()
+        fn()
+    e1.record()
+    e1.synchronize()
+    warm, reps = flush_reps(e0.elapsed_time(e1) / 5)
+    for _ in range(warm):
+        flush.zero_()
+        fn()
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    w0 = time.perf_counter()
+    for a, c in ev:
+        flush.zero_()
+        a.record()
+        fn()
+        c.record()
+    host_us = (time.perf_counter() - w0) * 1e6 / reps
+    torch.cuda.synchronize()
+    gpu_us = ev[0][0].elapsed_time(ev[-1][1]) * 1000.0 / reps
+    # The events time the GPU; a host slower than the GPU (Python's launch path) would leave the
+    # GPU idle between a start event and its call and put that gap into the time.
+    return [a.elapsed_time(c) * 1000.0 for a, c in ev], host_us, gpu_us
+
+
+def time_graph(torch, fn, calls=8, warm=10, reps=50):
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    torch.cuda.synchronize()
+    for _ in range(warm):
+        g.replay()
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for a, c in ev:
+        a.record()
+        g.replay()
+        c.record()
+    torch.cuda.synchronize()
+    del g
+    return [a.elapsed_time(c) * 1000.0 / calls for a, c in ev], None, None
+
+
+def smi():
+    """SM clock (MHz), power (W) and clock event reasons right now, if NVML is there."""
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        hd = pynvml.nvmlDeviceGetHandleByIndex(0)
+        clk = pynvml.nvmlDeviceGetClockInfo(hd, pynvml.NVML_CLOCK_SM)
+        pw = pynvml.nvmlDeviceGetPowerUsage(hd) / 1000.0
+        try:
+            rs = pynvml.nvmlDeviceGetCurrentClocksEventReasons(hd)
+        except Exception:
+            rs = pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(hd)
+        return {"sm_mhz": clk, "power_w": pw, "reasons": hex(rs)}
+    except Exception as e:  # NVML is a nicety here
+        return {"error": str(e)[:80]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", default="build/libmla_var3.so")
+    ap.add_argument("--version", default=None, help="mla_var3 version (default: the library's choice)")
+    ap.add_argument("--rows", default="anchors", choices=["anchors", "small"])
+    ap.add_argument("--only", default="", help="b,h,t,s;b,h,t,s: run these rows of the grid only")
+    ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--modes", default="flush,graph")
+    ap.add_argument("--cool-ms", type=float, default=1000.0)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--selftest", action="store_true")
+    a = ap.parse_args()
+    if a.selftest:
+        return selftest()
+
+    try:
+        import torch
+        import flash_mla
+    except ImportError as e:
+        print(f"needs PyTorch with CUDA and the sgl-flash-mla wheel (scripts/fetch_flashmla.sh, installed with "
+              f"pip --target on the GPU machine): {e}")
+        return 2
+    if not flash_mla.has_legacy():
+        print("FlashMLA's legacy (SM90) kernels are not in this build of the wheel")
+        return 2
+    ours = Ours(a.lib)
+    rows = ANCHOR_ROWS if a.rows == "anchors" else SMALL_ROWS
+    rows = select_rows(rows, a.only)
+    if not rows:
+        print(f"--only {a.only!r} names no row of the {a.rows} grid")
+        return 2
+    modes = [m for m in a.modes.split(",") if m]
+    dev = torch.cuda.get_device_properties(0)
+    print(f"device: {dev.name}, {dev.multi_processor_count} SMs; torch {torch.__version__}; "
+          f"flash_mla {flash_mla.__version__}; {smi()}")
+    flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    runs, checks = [], []
+    failed = fm_missed = 0
+    for ri, (b, h, t, s, anchor) in enumerate(rows):
+        q, cache, bt, seqlens = make_inputs(torch, b, s, t, h, seed=1000 + ri)
+        plan, ws_bytes, desc = ours.plan(b, s, t, h, a.version)
+        ws = torch.empty(max(ws_bytes, 256), dtype=torch.uint8, device="cuda")
+        out = torch.full((b, s, h, K_LAT), float("nan"), dtype=torch.bfloat16, device="cuda")
+        lse = torch.full((b, h, s), float("nan"), dtype=torch.float32, device="cuda")
+        x = ours.tensors(q, cache, bt, seqlens, out, lse)
+
+        def run_ours():
+            ours.run(plan, x, ws.data_ptr(), ws_bytes, torch.cuda.current_stream().cuda_stream)
+
+        kc = cache.view(cache.shape[0], PAGE, 1, K_LAT + P_ROPE)
+        meta, _ = flash_mla.get_mla_metadata()
+        fm_out = {}
+
+        def run_fm():
+            o, l = flash_mla.flash_mla_with_kvcache(q, kc, bt, seqlens, K_LAT, meta, softmax_scale=SCALE,
+                                                    causal=True, use_legacy=True)
+            fm_out["o"], fm_out["l"] = o, l
+
+        # correctness: both against the fp32 reference on the first and last request, and each other
+        run_ours()
+        run_fm()
+        torch.cuda.synchronize()
+        verdict = {"row": [b, h, t, s], "ours_plan": desc}
+        for r in sorted({0, b - 1}):
+            ro, rl = reference(torch, q, cache, bt, t, r)
+            # lse [b, h, s] in both libraries, natural log
+            ok_o, okl_o, m_o = bar(torch, out[r], lse[r], ro, rl)
+            ok_f, okl_f, m_f = bar(torch, fm_out["o"][r], fm_out["l"][r], ro, rl)
+            verdict[f"ours_r{r}"] = m_o
+            verdict[f"flashmla_r{r}"] = m_f
+            verdict[f"ok_r{r}"] = [ok_o and okl_o, ok_f and okl_f]
+            # ours must meet the bar; FlashMLA's result is reported (a FlashMLA miss is not ours)
+            failed += (not ok_o) + (not okl_o)
+            fm_missed += (not ok_f) + (not okl_f)
+        diff = (out.float() - fm_out["o"].float()).abs().max().item()
+        verdict["max_abs_ours_vs_flashmla"] = diff
+        checks.append(verdict)
+        print(f"row b={b} h={h} t={t} s={s}: {desc}; check ours {[verdict[k][0] for k in verdict if k.startswith('ok_')]}"
+              f" flashmla {[verdict[k][1] for k in verdict if k.startswith('ok_')]}; max|ours-fm| {diff:.3g}",
+              flush=True)
+
+        for p in range(a.passes):
+            for impl in impl_order(ri, p):
+                fn = run_ours if impl == "ours" else run_fm
+                for mode in modes:
+                    time.sleep(a.cool_ms / 1000.0)
+                    us, host_us, gpu_us = (time_flush(torch, fn, flush) if mode == "flush"
+                                           else time_graph(torch, fn))
+                    st = series_stats(us)
+                    runs.append({"row": [b, h, t, s], "impl": impl, "mode": mode, "pass": p, "stats": st,
+                                 "host_us_per_iter": host_us, "gpu_us_per_iter": gpu_us,
+                                 "smi_after": smi(), "series": us if len(us) <= 200 else None})
+                    lag = ""
+                    if host_us is not None and host_us > gpu_us:
+                        lag = f" HOST-BOUND (host {host_us:.0f} us an iteration, GPU {gpu_us:.0f})"
+                    print(f"  pass {p} {impl:8s} {mode:5s} median {st['median']:8.1f} first10 {st['first10']:8.1f} "
+                          f"last10 {st['last10']:8.1f} min {st['min']:8.1f} (n={st['n']}) {runs[-1]['smi_after']}{lag}",
+                          flush=True)
+        ours.lib.mla_plan_destroy(plan)   # the row's tensors go when the next row rebinds them
+
+    print()
+    print(table(runs, rows, modes))
+    n_ok = sum(1 for c in checks for k in c if k.startswith("ok_") and c[k][0])
+    print(f"FlashMLA against the reference: {fm_missed} misses of the bar (out or lse)")
+    print(f"checks (mla_var3 against the fp32 reference): {n_ok} passed, {failed} failed")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"rows": [list(r) for r in rows], "runs": runs, "checks": checks,
+                       "cool_ms": a.cool_ms, "passes": a.passes, "modes": modes}, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

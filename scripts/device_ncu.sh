@@ -6,7 +6,11 @@
 # b=128 h=16 s=1 (memory-bound), with the SpeedOfLight/Occupancy/WarpState/Memory/Scheduler
 # sections too; MLA_NCU_VERSIONS="a b" picks other versions, MLA_NCU_SHAPES="s16 h16 s1 t8k" the
 # shapes (s1: b=32 s=1, the decode row; t8k: b=128 h=128 s=1 t=8192; also s64, b64s1 and t8ks2,
-# t=8192 s=2). `source`: per-SASS-
+# t=8192 s=2). `anchor`: FlashMLA's kernels and mla_var3's on the same rows and inputs, in one
+# process each row (scripts/flashmla_same_call.py --passes 0: the check's calls only; needs .whl/
+# from scripts/fetch_flashmla.sh carried), the same metrics and sections as `hopper`; rows from
+# MLA_NCU_ANCHOR_ROWS ("b,h,t,s b,h,t,s ..."; "none": no row), CSVs packed into $OUT/ncu_anchor.tgz;
+# MLA_NCU_ANCHOR_SOURCE="b,h,t,s" adds both main kernels' per-instruction stall sampling on a row. `source`: per-SASS-
 # instruction stall sampling, see below.
 set -uo pipefail
 B=${1:-build}
@@ -37,6 +41,42 @@ if [ "$WHICH" = source ]; then
     ncu -i "/tmp/src_$v.ncu-rep" --page details --csv >"$OUT/ncu_src_${v}_details.csv" 2>>"$OUT/ncu_src_$v.err"
     echo "== source $v: $(wc -l <"$OUT/ncu_src_$v.csv") lines"; tail -3 "$OUT/ncu_src_$v.err"
   done
+  exit 0
+fi
+if [ "$WHICH" = anchor ]; then
+  SECTIONS=(--section SpeedOfLight --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis
+            --section MemoryWorkloadAnalysis --section SchedulerStats --section LaunchStats)
+  whl=$(ls .whl/sgl_flash_mla-*.whl 2>/dev/null | head -1)
+  [ -n "$whl" ] || { echo "anchor: no .whl/sgl_flash_mla-*.whl (scripts/fetch_flashmla.sh here, carry .whl)"; exit 1; }
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$whl"
+  D=/tmp/ncu_anchor; rm -rf "$D"; mkdir -p "$D"
+  for row in ${MLA_NCU_ANCHOR_ROWS:-32,128,4096,1 32,128,4096,2 32,128,4096,8 32,128,4096,16 64,128,4096,1 128,128,8192,2 128,16,8192,1}; do
+    [ "$row" = none ] && continue
+    n=${row//,/_}
+    PYTHONPATH=/tmp/site timeout 200 ncu --clock-control none -f -o "$D/r_$n" \
+        -k "regex:flash_mla_v|flash_fwd_splitkv_mla_kernel|flash_fwd_mla_combine_kernel" \
+        --metrics "$M,launch__grid_size,launch__block_size,sm__cycles_elapsed.avg,smsp__inst_executed.sum" "${SECTIONS[@]}" \
+        python3 scripts/flashmla_same_call.py --lib "$B/libmla_var3.so" --only "$row" --passes 0 >"$D/r_$n.log" 2>&1
+    echo "== anchor ncu $row: rc=$? $(grep -c '==PROF== Profiling' "$D/r_$n.log") kernels profiled"
+    ncu -i "$D/r_$n.ncu-rep" --csv --page raw >"$D/r_$n.csv" 2>>"$D/r_$n.log"
+    rm -f "$D/r_$n.ncu-rep"
+  done
+  # MLA_NCU_ANCHOR_SOURCE="b,h,t,s": per-SASS-instruction stall sampling of both main kernels on that
+  # row (one report; each kernel's source page exported on its own, for scripts/ncu_source_summary.py)
+  for row in ${MLA_NCU_ANCHOR_SOURCE:-}; do
+    n=${row//,/_}
+    PYTHONPATH=/tmp/site timeout 300 ncu --clock-control none -f -o "$D/src_$n" \
+        -k "regex:flash_mla_v|flash_fwd_splitkv_mla_kernel" --section SourceCounters --section WarpStateStats \
+        python3 scripts/flashmla_same_call.py --lib "$B/libmla_var3.so" --only "$row" --passes 0 >"$D/src_$n.log" 2>&1
+    echo "== anchor source $row: rc=$? $(grep -c '==PROF== Profiling' "$D/src_$n.log") kernels profiled"
+    for k in flash_mla_v flash_fwd_splitkv_mla_kernel; do
+      ncu -i "$D/src_$n.ncu-rep" -k "regex:$k" --page source --csv --print-source sass >"$D/src_${n}_$k.csv" 2>>"$D/src_$n.log"
+      python3 scripts/ncu_source_summary.py "$D/src_${n}_$k.csv" 25 --regions >"$D/src_${n}_$k.txt" 2>&1
+    done
+    ncu -i "$D/src_$n.ncu-rep" --page details --csv >"$D/src_${n}_details.csv" 2>>"$D/src_$n.log"
+    rm -f "$D/src_$n.ncu-rep"
+  done
+  (cd "$D" && tar -czf "$OUT/ncu_anchor.tgz" .)
   exit 0
 fi
 if [ "$WHICH" = hopper ]; then

@@ -2,11 +2,14 @@
 # device_run.sh - runs THERE, on the GPU machine, in one device call from the repository root
 # with $OUT set (carry .deps, made here by scripts/carry_deps.sh):
 #
-#   bash scripts/device_run.sh [build] [smoke] [test] [sanitize] [bench] [all]   (default: all)
+#   bash scripts/device_run.sh [build] [smoke] [test] [sanitize] [bench] [anchor] [all]   (default: all)
 #
 # Stages: build (nvidia-smi record, CMake + Ninja build with ptxas -v, its serialised-wgmma notes, SASS sizes and HGMMA/HMMA counts),
 # test (ctest, every label), sanitize (compute-sanitizer memcheck, racecheck and synccheck on
-# tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all). A stage that needs
+# tests/test_kernels with MLA_VAR3_GRID=small), bench (mla_var3 bench-all), anchor (FlashMLA and
+# mla_var3 timed in one process, row by row, by scripts/flashmla_same_call.py; needs .whl/ from
+# scripts/fetch_flashmla.sh carried; not part of `all`; MLA_ANCHOR_ARGS adds to its arguments,
+# MLA_ANCHOR_LIMIT caps it, default 400 s). A stage that needs
 # binaries builds first if they are missing. MLA_VAR3_VERSIONS=a,b limits test_kernels (and so
 # test and sanitize) to those versions; MLA_VAR3_SANITIZE_VERSIONS=a,b (default: the same) the
 # sanitizer runs only; MLA_VAR3_SANITIZE_TILING (default splits=2; empty: each version's default
@@ -317,6 +320,27 @@ do_bench() {
   done
 }
 
+# FlashMLA beside mla_var3 in one process (scripts/flashmla_same_call.py): the wheel from
+# scripts/fetch_flashmla.sh installed into /tmp/site, the library through its C ABI.
+do_anchor() {
+  need_build
+  local t0=$(date +%s) log="$OUT/anchor.txt" rc whl
+  : >"$log"
+  whl=$(ls .whl/sgl_flash_mla-*.whl 2>/dev/null | head -1)
+  if [ -z "$whl" ]; then
+    note anchor "skipped: no .whl/sgl_flash_mla-*.whl (scripts/fetch_flashmla.sh here, carry .whl)"; return
+  fi
+  step 120 "$log" python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site "$whl"
+  local lib
+  lib=$(ls "$BUILD"/libmla_var3.so 2>/dev/null | head -1)
+  # shellcheck disable=SC2086
+  PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 step "${MLA_ANCHOR_LIMIT:-400}" "$log" \
+    python3 scripts/flashmla_same_call.py --lib "$lib" --json "$EXTRA/anchor.json" ${MLA_ANCHOR_ARGS:-}
+  rc=$?
+  note anchor "rc=$rc ($(( $(date +%s) - t0 )) s): $(grep -E '^checks' "$log" | tail -1); table in anchor.txt"
+}
+
 # ---------------------------------------------------------------------------------------------
 setup_deps
 record_gpu
@@ -326,6 +350,7 @@ if [ $SMOKE_FAILED -eq 0 ]; then
   want test && do_test
   want sanitize && do_sanitize
   want bench && do_bench
+  for s_ in "${stages[@]}"; do [ "$s_" = anchor ] && do_anchor; done
 fi
 
 # pack the extras (folders inside the tarball may be deep; $OUT itself stays flat)
@@ -336,6 +361,10 @@ fi
   echo "== device_run summary ($(( $(date +%s) - START )) s of $BUDGET s budget; stages: ${stages[*]}) =="
   printf '%s\n' "${SUMMARY[@]}"
   if [ -s "$EXTRA/failures.txt" ]; then echo "-- first failures --"; cat "$EXTRA/failures.txt"; fi
+  if [ -s "$OUT/anchor.txt" ]; then
+    echo "-- anchor (FlashMLA and mla_var3 in one process) --"
+    sed -n '/^### /,$p' "$OUT/anchor.txt"
+  fi
   for f in "$OUT"/bench.txt "$OUT"/bench_*.txt; do
     [ -s "$f" ] || continue
     echo "-- $(basename "$f" .txt) --"; grep -m1 '^bench-all on' "$f"

@@ -28,13 +28,15 @@ from the same state; the two kernels alternate (ours first on even row+pass, Fla
 odd).
 
   python3 scripts/flashmla_same_call.py --lib build/libmla_var3.so [--passes 2] [--rows anchors|small]
-         [--modes flush,graph] [--cool-ms 1000] [--json FILE] [--version flash_mla_v47]
+         [--modes flush,graph] [--cool-ms 1000] [--json FILE] [--version flash_mla_v47] [--tiling splits=2]
+  python3 scripts/flashmla_same_call.py --merge call1.txt call2.txt   (saved outputs, one table; no GPU)
   python3 scripts/flashmla_same_call.py --selftest     (no GPU, no torch: the pure parts)
 """
 import argparse
 import ctypes
 import json
 import math
+import re
 import statistics
 import sys
 import time
@@ -118,8 +120,9 @@ def table(runs, rows, modes):
         lines.append(f"### {mode} method (us; median over passes of each run's median / first 10 / last 10)")
         lines.append("")
         lines.append("| b | h | t | s | ours median | ours first10 | ours last10 | FlashMLA median | FlashMLA first10 "
-                     "| FlashMLA last10 | FlashMLA/ours median | first10 | last10 | ANCHORS FlashMLA |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                     "| FlashMLA last10 | FlashMLA/ours median | first10 | last10 | ANCHORS FlashMLA "
+                     "| passes ours/FlashMLA | ours range | FlashMLA range |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for (b, h, t, s, anchor) in rows:
             o = m.get(((b, h, t, s), "ours", mode))
             f = m.get(((b, h, t, s), "flashmla", mode))
@@ -129,11 +132,59 @@ def table(runs, rows, modes):
 
             def ratio(k):
                 return f"{f[k] / o[k]:.3f}" if (o and f and o[k] > 0) else "-"
+
+            def rng(x):
+                return f"{x['lo']:.1f}-{x['hi']:.1f}" if x else "-"
             lines.append(f"| {b} | {h} | {t} | {s} | {v(o, 'median')} | {v(o, 'first10')} | {v(o, 'last10')} "
                          f"| {v(f, 'median')} | {v(f, 'first10')} | {v(f, 'last10')} | {ratio('median')} "
-                         f"| {ratio('first10')} | {ratio('last10')} | {anchor if anchor else '-'} |")
+                         f"| {ratio('first10')} | {ratio('last10')} | {anchor if anchor else '-'} "
+                         f"| {o['passes'] if o else 0}/{f['passes'] if f else 0} | {rng(o)} | {rng(f)} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def anchor_for(row):
+    """ANCHORS.md's FlashMLA figure for (b, h, t, s), or None."""
+    for r in ANCHOR_ROWS:
+        if tuple(r[:4]) == tuple(row):
+            return r[4]
+    return None
+
+
+ROW_LINE = re.compile(r"^row b=(\d+) h=(\d+) t=(\d+) s=(\d+):")
+PASS_LINE = re.compile(r"^\s+pass (\d+) (ours|flashmla)\s+(flush|graph)\s+median\s+([\d.]+) first10\s+([\d.]+) "
+                       r"last10\s+([\d.]+) min\s+([\d.]+) \(n=(\d+)\)")
+
+
+def parse_log(text):
+    """The runs a saved output of this script printed, in order: (rows in first-seen order, runs)."""
+    rows, runs, row = [], [], None
+    for line in text.splitlines():
+        m = ROW_LINE.match(line)
+        if m:
+            row = tuple(int(x) for x in m.groups())
+            if row not in rows:
+                rows.append(row)
+            continue
+        m = PASS_LINE.match(line)
+        if m and row is not None:
+            med, f10, l10, mn = (float(x) for x in m.group(4, 5, 6, 7))
+            runs.append({"row": list(row), "impl": m.group(2), "mode": m.group(3), "pass": int(m.group(1)),
+                         "stats": {"n": int(m.group(8)), "median": med, "min": mn, "first10": f10, "last10": l10}})
+    return rows, runs
+
+
+def merge_files(paths):
+    """One table over several saved outputs (several device calls): a row's passes from every file."""
+    rows, runs = [], []
+    for p in paths:
+        with open(p) as f:
+            r, u = parse_log(f.read())
+        rows += [x for x in r if x not in rows]
+        runs += u
+    modes = [m for m in ("flush", "graph") if any(x["mode"] == m for x in runs)]
+    head = f"Merged {len(paths)} file(s), {len(runs)} runs: the median over all passes of each statistic.\n\n"
+    return head + table(runs, [(*r, anchor_for(r)) for r in rows], modes)
 
 
 def selftest():
@@ -173,6 +224,33 @@ def selftest():
     check(o["passes"] == 2 and o["lo"] == 65.0 and o["hi"] == 70.0 and o["median"] == 67.5, "merge_runs")
     tb = table(runs, [(32, 128, 4096, 1, 76.0)], ["flush"])
     check("| 32 | 128 | 4096 | 1 | 67.5 |" in tb and "| 1.141 |" in tb and "| 76.0 |" in tb, "table row and ratio")
+    log1 = ("row b=32 h=128 t=4096 s=1: flash_mla_v47 ...; check ours [True, True]\n"
+            "  pass 0 ours     flush median     69.5 first10     69.4 last10     69.6 min     68.0 (n=500) {}\n"
+            "  pass 0 flashmla flush median     74.6 first10     74.5 last10     74.7 min     73.0 (n=480) {}\n"
+            "  pass 0 ours     graph median     64.0 first10     64.0 last10     64.1 min     63.5 (n=50) {}\n")
+    log2 = ("row b=32 h=128 t=4096 s=1: flash_mla_v47\n"
+            "  pass 0 flashmla flush median     75.0 first10     74.9 last10     75.1 min     73.5 (n=470) {}\n"
+            "  pass 0 ours     flush median     70.5 first10     70.4 last10     70.6 min     69.0 (n=500) {}\n"
+            "row b=9 h=16 t=100 s=3: flash_mla_v47\n"
+            "  pass 1 ours     flush median     10.0 first10     10.0 last10     10.0 min     9.0 (n=900) HOST-BOUND\n")
+    rows, runs = parse_log(log1)
+    check(rows == [(32, 128, 4096, 1)] and len(runs) == 3 and runs[1]["impl"] == "flashmla"
+          and runs[2]["mode"] == "graph" and runs[0]["stats"]["min"] == 68.0, "parse_log: rows and runs")
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        paths = []
+        for i, text in enumerate((log1, log2)):
+            paths.append(os.path.join(d, f"call{i}.txt"))
+            with open(paths[-1], "w") as f:
+                f.write(text)
+        mt = merge_files(paths)
+    check("Merged 2 file(s), 6 runs" in mt, "merge_files: header")
+    # ours flush 69.5, 70.5 -> 70.0; FlashMLA 74.6, 75.0 -> 74.8; 74.8 / 70.0 = 1.069
+    check("| 32 | 128 | 4096 | 1 | 70.0 |" in mt and "| 74.8 |" in mt and "| 1.069 |" in mt
+          and "| 2/2 | 69.5-70.5 | 74.6-75.0 |" in mt, "merge_files: passes of both files merged")
+    check("| 9 | 16 | 100 | 3 | 10.0 |" in mt and "| 1/0 |" in mt, "merge_files: a row only one file has")
+    check("### graph method" in mt and "| 64.0 |" in mt, "merge_files: both methods")
     print(f"{passes} passed, {fails} failed")
     return 1 if fails else 0
 
@@ -219,7 +297,7 @@ class Ours:
         if st != 0:
             raise RuntimeError(f"{what}: status {st}: {self.lib.mla_last_error().decode()}")
 
-    def plan(self, b, s, t, h, version=None):
+    def plan(self, b, s, t, h, version=None, tiling=None):
         pb = MlaProblem()
         self._ok(self.lib.mla_problem_init(ctypes.byref(pb), 1), "mla_problem_init")
         pb.b, pb.s, pb.t, pb.h, pb.scale = b, s, t, h, SCALE
@@ -227,6 +305,8 @@ class Ours:
         self.lib.mla_plan_options_init(ctypes.byref(opt))
         if version:
             opt.version = version.encode()
+        if tiling:
+            opt.tiling = tiling.encode()
         plan = ctypes.c_void_p()
         self._ok(self.lib.mla_flash_mla_plan(ctypes.byref(pb), ctypes.byref(opt), ctypes.byref(plan)),
                  "mla_flash_mla_plan")
@@ -379,10 +459,15 @@ def main():
     ap.add_argument("--modes", default="flush,graph")
     ap.add_argument("--cool-ms", type=float, default=1000.0)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--tiling", default=None, help="mla_var3 tiling override, e.g. splits=2")
     ap.add_argument("--selftest", action="store_true")
+    ap.add_argument("--merge", nargs="+", metavar="FILE", help="merge saved outputs into one table (no GPU)")
     a = ap.parse_args()
     if a.selftest:
         return selftest()
+    if a.merge:
+        print(merge_files(a.merge))
+        return 0
 
     try:
         import torch
@@ -409,7 +494,7 @@ def main():
     failed = fm_missed = 0
     for ri, (b, h, t, s, anchor) in enumerate(rows):
         q, cache, bt, seqlens = make_inputs(torch, b, s, t, h, seed=1000 + ri)
-        plan, ws_bytes, desc = ours.plan(b, s, t, h, a.version)
+        plan, ws_bytes, desc = ours.plan(b, s, t, h, a.version, a.tiling)
         ws = torch.empty(max(ws_bytes, 256), dtype=torch.uint8, device="cuda")
         out = torch.full((b, s, h, K_LAT), float("nan"), dtype=torch.bfloat16, device="cuda")
         lse = torch.full((b, h, s), float("nan"), dtype=torch.float32, device="cuda")

@@ -2,8 +2,7 @@
 # scripts/flashmla_same_call.py without a GPU: its pure parts (--selftest: the series statistics,
 # the alternation of the two kernels, the flush method's run counts, --only, the merged table and
 # its FlashMLA / mla_var3 ratio, --merge of saved outputs), and a clear refusal, not a traceback,
-# where PyTorch or the
-# FlashMLA wheel is missing (as on CI).
+# where PyTorch or the FlashMLA wheel is missing (as on CI).
 # Usage (ctest): test_flashmla_same_call.sh <mla_var3> <source dir> <build dir>
 set -uo pipefail
 SRC=$2

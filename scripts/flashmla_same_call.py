@@ -21,7 +21,9 @@ Timing, both methods as src/runtime/timing.c does them:
   flush: eager calls, each after a 256 MB zero fill that evicts the L2, events around each call,
          25 ms of warm-up, ~100 ms of calls (10..2000) - triton.testing.do_bench's method, which
          FlashMLA's own benchmark uses;
-  graph: one CUDA graph of 8 calls, 10 warm-up replays, 50 timed replays, time / 8.
+  graph: one CUDA graph of 8 calls, 10 warm-up replays, 50 timed replays, time / 8; on one input
+         set, where timing.c rotates over copies larger than the L2 (every ANCHORS row's cache,
+         151 MB and up, is larger than the H200's 60 MB L2 already).
 Each run reports its median, minimum and the medians of its first and last 10 timed runs (the
 two power regimes). Before every run the card idles --cool-ms (default 1000), so each run starts
 from the same state; the two kernels alternate (ours first on even row+pass, FlashMLA first on

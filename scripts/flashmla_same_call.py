@@ -21,9 +21,9 @@ Timing, both methods as src/runtime/timing.c does them:
   flush: eager calls, each after a 256 MB zero fill that evicts the L2, events around each call,
          25 ms of warm-up, ~100 ms of calls (10..2000) - triton.testing.do_bench's method, which
          FlashMLA's own benchmark uses;
-  graph: one CUDA graph of 8 calls, 10 warm-up replays, 50 timed replays, time / 8; on one input
-         set, where timing.c rotates over copies larger than the L2 (every ANCHORS row's cache,
-         151 MB and up, is larger than the H200's 60 MB L2 already).
+  graph: one CUDA graph of 8 calls, 10 warm-up replays, 50 timed replays, time / 8; the calls
+         rotate over 2 or more input sets (copies_for), as timing.c's do, so that no call can find
+         the previous call's last pages in the L2.
 Each run reports its median, minimum and the medians of its first and last 10 timed runs (the
 two power regimes). Before every run the card idles --cool-ms (default 1000), so each run starts
 from the same state; the two kernels alternate (ours first on even row+pass, FlashMLA first on
@@ -85,6 +85,14 @@ def flush_reps(per_call_ms, warm_ms=25.0, rep_ms=100.0):
     warm = int(min(warm_ms / per, 10000))
     reps = int(rep_ms / per)
     return warm, max(10, min(reps, 2000))
+
+
+def copies_for(cache_bytes, l2_bytes):
+    """At least 2 (consecutive calls never share a cache), more while a set is under 2x the L2; <= 8."""
+    need = 2
+    while need < 8 and (need - 1) * cache_bytes < 2 * l2_bytes:
+        need += 1
+    return need
 
 
 def select_rows(rows, only):
@@ -214,6 +222,8 @@ def selftest():
         check(True, "select_rows: a short group is refused")
     check(impl_order(0, 0) == ("ours", "flashmla") and impl_order(1, 0) == ("flashmla", "ours")
           and impl_order(1, 1) == ("ours", "flashmla"), "impl_order alternates by row and pass")
+    check(copies_for(151 << 20, 60 << 20) == 2 and copies_for(40 << 20, 60 << 20) == 4
+          and copies_for(1 << 20, 60 << 20) == 8, "copies_for: 2 for large caches, more for small, at most 8")
     check(flush_reps(0.1) == (250, 1000), "flush_reps 100 us")
     check(flush_reps(20.0) == (1, 10), "flush_reps clamps at 10 timed calls")
     check(flush_reps(0.0)[1] == 2000, "flush_reps clamps at 2000 timed calls")
@@ -340,6 +350,13 @@ class Ours:
 # ------------------------------------------------------------------------------------------------
 # the GPU side
 # ------------------------------------------------------------------------------------------------
+def input_copies(torch, b, t):
+    """Input sets for the graph method: enough that two calls apart read 2x the L2 between them."""
+    cache_bytes = b * ((t + PAGE - 1) // PAGE) * PAGE * (K_LAT + P_ROPE) * 2
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    return copies_for(cache_bytes, l2)
+
+
 def make_inputs(torch, b, s, t, h, seed):
     g = torch.Generator(device="cuda").manual_seed(seed)
     dev = "cuda"
@@ -410,17 +427,19 @@ def time_flush(torch, fn, flush):
     return [a.elapsed_time(c) * 1000.0 for a, c in ev], host_us, gpu_us
 
 
-def time_graph(torch, fn, calls=8, warm=10, reps=50):
+def time_graph(torch, fn, copies=1, calls=8, warm=10, reps=50):
+    """fn(k) runs on input set k; the graph's calls rotate over the sets."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
-        fn()
+        for k in range(copies):
+            fn(k)
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        for _ in range(calls):
-            fn()
+        for i in range(calls):
+            fn(i % copies)
     torch.cuda.synchronize()
     for _ in range(warm):
         g.replay()
@@ -495,23 +514,26 @@ def main():
     runs, checks = [], []
     failed = fm_missed = 0
     for ri, (b, h, t, s, anchor) in enumerate(rows):
-        q, cache, bt, seqlens = make_inputs(torch, b, s, t, h, seed=1000 + ri)
+        # Input sets: the first is checked; the graph method's calls rotate over all of them, so a
+        # call never finds the previous call's last pages in the L2 (timing.c does the same).
+        sets = [make_inputs(torch, b, s, t, h, seed=1000 + 97 * k + ri) for k in range(input_copies(torch, b, t))]
+        q, cache, bt, seqlens = sets[0]
         plan, ws_bytes, desc = ours.plan(b, s, t, h, a.version, a.tiling)
         ws = torch.empty(max(ws_bytes, 256), dtype=torch.uint8, device="cuda")
         out = torch.full((b, s, h, K_LAT), float("nan"), dtype=torch.bfloat16, device="cuda")
         lse = torch.full((b, h, s), float("nan"), dtype=torch.float32, device="cuda")
-        x = ours.tensors(q, cache, bt, seqlens, out, lse)
+        xs = [ours.tensors(*st, out, lse) for st in sets]
 
-        def run_ours():
-            ours.run(plan, x, ws.data_ptr(), ws_bytes, torch.cuda.current_stream().cuda_stream)
+        def run_ours(k=0):
+            ours.run(plan, xs[k], ws.data_ptr(), ws_bytes, torch.cuda.current_stream().cuda_stream)
 
-        kc = cache.view(cache.shape[0], PAGE, 1, K_LAT + P_ROPE)
+        kcs = [st[1].view(st[1].shape[0], PAGE, 1, K_LAT + P_ROPE) for st in sets]
         meta, _ = flash_mla.get_mla_metadata()
         fm_out = {}
 
-        def run_fm():
-            o, l = flash_mla.flash_mla_with_kvcache(q, kc, bt, seqlens, K_LAT, meta, softmax_scale=SCALE,
-                                                    causal=True, use_legacy=True)
+        def run_fm(k=0):
+            o, l = flash_mla.flash_mla_with_kvcache(sets[k][0], kcs[k], sets[k][2], sets[k][3], K_LAT, meta,
+                                                    softmax_scale=SCALE, causal=True, use_legacy=True)
             fm_out["o"], fm_out["l"] = o, l
 
         # correctness: both against the fp32 reference on the first and last request, and each other
@@ -543,7 +565,7 @@ def main():
                 for mode in modes:
                     time.sleep(a.cool_ms / 1000.0)
                     us, host_us, gpu_us = (time_flush(torch, fn, flush) if mode == "flush"
-                                           else time_graph(torch, fn))
+                                           else time_graph(torch, fn, len(sets)))
                     st = series_stats(us)
                     runs.append({"row": [b, h, t, s], "impl": impl, "mode": mode, "pass": p, "stats": st,
                                  "host_us_per_iter": host_us, "gpu_us_per_iter": gpu_us,

@@ -332,11 +332,9 @@ do_anchor() {
   fi
   step 120 "$log" python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site "$whl"
-  local lib
-  lib=$(ls "$BUILD"/libmla_var3.so 2>/dev/null | head -1)
   # shellcheck disable=SC2086
   PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 step "${MLA_ANCHOR_LIMIT:-400}" "$log" \
-    python3 scripts/flashmla_same_call.py --lib "$lib" --json "$EXTRA/anchor.json" ${MLA_ANCHOR_ARGS:-}
+    python3 scripts/flashmla_same_call.py --lib "$BUILD/libmla_var3.so" --json "$EXTRA/anchor.json" ${MLA_ANCHOR_ARGS:-}
   rc=$?
   note anchor "rc=$rc ($(( $(date +%s) - t0 )) s): $(grep -E '^checks' "$log" | tail -1); table in anchor.txt"
 }

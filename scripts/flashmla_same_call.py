@@ -29,7 +29,7 @@ two power regimes). Before every run the card idles --cool-ms (default 1000), so
 from the same state; the two kernels alternate (ours first on even row+pass, FlashMLA first on
 odd).
 
-  python3 scripts/flashmla_same_call.py --lib build/libmla_var3.so [--passes 2] [--rows anchors|small]
+  python3 scripts/flashmla_same_call.py --lib build/libmla_var3.so [--passes 2]
          [--modes flush,graph] [--cool-ms 1000] [--json FILE] [--version flash_mla_v47] [--tiling splits=2]
   python3 scripts/flashmla_same_call.py --merge call1.txt call2.txt   (saved outputs, one table; no GPU)
   python3 scripts/flashmla_same_call.py --selftest     (no GPU, no torch: the pure parts)
@@ -52,8 +52,6 @@ ANCHOR_ROWS = [
     (32, 128, 4096, 64, 3679.6), (32, 128, 4096, 128, 7302.5),
     (64, 128, 4096, 1, 124.6), (64, 128, 4096, 16, 1853.9),
 ]
-# a quick grid for a first look (correctness of both, the harness itself)
-SMALL_ROWS = [(4, 128, 1000, 2, None), (3, 64, 777, 5, None), (32, 128, 4096, 1, 76.0)]
 
 PAGE = 64
 K_LAT, P_ROPE = 512, 64
@@ -474,7 +472,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lib", default="build/libmla_var3.so")
     ap.add_argument("--version", default=None, help="mla_var3 version (default: the library's choice)")
-    ap.add_argument("--rows", default="anchors", choices=["anchors", "small"])
     ap.add_argument("--only", default="", help="b,h,t,s;b,h,t,s: run these rows of the grid only")
     ap.add_argument("--passes", type=int, default=2)
     ap.add_argument("--modes", default="flush,graph")
@@ -501,10 +498,9 @@ def main():
         print("FlashMLA's legacy (SM90) kernels are not in this build of the wheel")
         return 2
     ours = Ours(a.lib)
-    rows = ANCHOR_ROWS if a.rows == "anchors" else SMALL_ROWS
-    rows = select_rows(rows, a.only)
+    rows = select_rows(ANCHOR_ROWS, a.only)
     if not rows:
-        print(f"--only {a.only!r} names no row of the {a.rows} grid")
+        print(f"--only {a.only!r} names no row of the ANCHORS grid")
         return 2
     modes = [m for m in a.modes.split(",") if m]
     dev = torch.cuda.get_device_properties(0)

@@ -31,6 +31,9 @@ odd).
 
   python3 scripts/flashmla_same_call.py --lib build/libmla_var3.so [--passes 2]
          [--modes flush,graph] [--cool-ms 1000] [--json FILE] [--version flash_mla_v47] [--tiling splits=2]
+  python3 scripts/flashmla_same_call.py --modes prof --only "32,128,4096,2"   (each call's kernels on the
+         GPU timeline under torch.profiler: durations, PDL overlaps, the gap after the fill or the
+         previous call, in the flush loop and in graph replays; SM clock sampled by NVML meanwhile)
   python3 scripts/flashmla_same_call.py --merge call1.txt call2.txt   (saved outputs, one table; no GPU)
   python3 scripts/flashmla_same_call.py --selftest     (no GPU, no torch: the pure parts)
 """
@@ -41,6 +44,7 @@ import math
 import re
 import statistics
 import sys
+import threading
 import time
 
 # ANCHORS.md, "FlashMLA (DeepSeek's SM90 dense decode, bf16, page 64)": (b, h, t, s, us)
@@ -195,6 +199,57 @@ def merge_files(paths):
     return head + table(runs, [(*r, anchor_for(r)) for r in rows], modes)
 
 
+def call_timeline(kernels, call_names):
+    """Where one library's calls sit on the GPU's timeline (the `prof` mode).
+
+    kernels: (name, start_us, end_us) of every kernel a profiled loop ran (fills included);
+    call_names: the kernel names of one call, in order (from a profiled single call). A call is
+    len(call_names) consecutive kernels with those names. Per call: the gap from the end of the
+    kernel before it (a fill or the previous call; negative: it started before that one ended),
+    each kernel's duration, the joins between its kernels (next start - previous end; negative:
+    overlapped, as a PDL launch can), and its span (first start to last end). Returns the medians
+    over the calls, or None when no call is found."""
+    ks = sorted(kernels, key=lambda k: k[1])
+    n = len(call_names)
+    if n == 0:
+        return None
+    calls, i, prev = [], 0, None
+    while i < len(ks):
+        grp = ks[i:i + n]
+        if len(grp) == n and [k[0] for k in grp] == list(call_names):
+            calls.append({"gap": None if prev is None else grp[0][1] - prev[2],
+                          "prev_is_call": prev is not None and prev[0] == call_names[-1],
+                          "dur": [k[2] - k[1] for k in grp],
+                          "joins": [grp[j + 1][1] - grp[j][2] for j in range(n - 1)],
+                          "span": grp[-1][2] - grp[0][1]})
+            prev = grp[-1]
+            i += n
+        else:
+            prev = ks[i]
+            i += 1
+    if not calls:
+        return None
+    med = statistics.median
+    gaps = [c["gap"] for c in calls if c["gap"] is not None]
+    return {"calls": len(calls), "span": med(c["span"] for c in calls),
+            "dur": [med(c["dur"][j] for c in calls) for j in range(n)],
+            "joins": [med(c["joins"][j] for c in calls) for j in range(n - 1)],
+            "gap": med(gaps) if gaps else None,
+            "gap_after_call": med([c["gap"] for c in calls if c["gap"] is not None and c["prev_is_call"]] or [math.nan])}
+
+
+def timeline_line(impl, mode, names, tl):
+    """One printed line of a call_timeline result (names shortened)."""
+    if tl is None:
+        return f"  prof {impl:8s} {mode:5s} no call of {len(names)} kernel(s) found"
+    short = [re.sub(r"\(.*$", "", nm)[-48:] for nm in names]
+    ks = "; ".join(f"{nm} {d:.1f}" for nm, d in zip(short, tl["dur"]))
+    js = ", ".join(f"{j:.1f}" for j in tl["joins"]) or "-"
+    gap = "-" if tl["gap"] is None else f"{tl['gap']:.1f}"
+    return (f"  prof {impl:8s} {mode:5s} calls {tl['calls']} span {tl['span']:.1f} us; gap before {gap}"
+            f" (after own call {tl['gap_after_call']:.1f}); joins {js}; kernels: {ks}")
+
+
 def selftest():
     fails = passes = 0
 
@@ -261,6 +316,18 @@ def selftest():
           and "| 2/2 | 69.5-70.5 | 74.6-75.0 |" in mt, "merge_files: passes of both files merged")
     check("| 9 | 16 | 100 | 3 | 10.0 |" in mt and "| 1/0 |" in mt, "merge_files: a row only one file has")
     check("### graph method" in mt and "| 64.0 |" in mt, "merge_files: both methods")
+    # call_timeline: fill F, then calls of two kernels A, B (B overlapping A by 2 us, as PDL allows)
+    ks = [("F", 0.0, 10.0), ("A", 11.0, 100.0), ("B", 98.0, 103.0),
+          ("F", 104.0, 114.0), ("A", 113.0, 200.0), ("B", 199.0, 205.0), ("X", 300.0, 301.0)]
+    tl = call_timeline(ks, ["A", "B"])
+    check(tl["calls"] == 2 and tl["gap"] == 0.0 and tl["joins"] == [-1.5] and tl["dur"] == [88.0, 5.5]
+          and tl["span"] == 92.0, "call_timeline: gaps, joins, durations, spans")
+    back = [("A", 0.0, 10.0), ("B", 9.0, 12.0), ("A", 11.0, 20.0), ("B", 20.0, 22.0)]
+    tl = call_timeline(back, ["A", "B"])
+    check(tl["calls"] == 2 and tl["gap"] == -1.0 and tl["gap_after_call"] == -1.0, "call_timeline: back-to-back calls")
+    check(call_timeline([("F", 0.0, 1.0)], ["A"]) is None, "call_timeline: no call")
+    check("span 92.0 us" in timeline_line("ours", "flush", ["A(int)", "B"], call_timeline(ks, ["A", "B"])),
+          "timeline_line")
     print(f"{passes} passed, {fails} failed")
     return 1 if fails else 0
 
@@ -451,6 +518,85 @@ def time_graph(torch, fn, copies=1, calls=8, warm=10, reps=50):
     return [a.elapsed_time(c) * 1000.0 / calls for a, c in ev], None, None
 
 
+def kernels_of(torch, prof):
+    """(name, start_us, end_us) of the GPU activities (kernels, memsets) a torch.profiler run saw."""
+    out = []
+    try:  # kineto's own records: GPU start and duration in ns
+        for e in prof.profiler.kineto_results.events():
+            if e.device_type() == torch.autograd.DeviceType.CUDA:
+                out.append((e.name(), e.start_ns() / 1000.0, (e.start_ns() + e.duration_ns()) / 1000.0))
+    except AttributeError:
+        for e in prof.events():
+            if e.device_type == torch.autograd.DeviceType.CUDA:
+                out.append((e.name, e.time_range.start, e.time_range.end))
+    return sorted(out, key=lambda k: k[1])
+
+
+def profile_calls(torch, fn, flush, copies, n_flush=None, replays=4):
+    """The `prof` mode: one call's kernels, then the flush method's loop and graph replays (the
+    same graph as time_graph's) under torch.profiler (CUPTI); call_timeline of each."""
+    from torch.profiler import profile, ProfilerActivity
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as p:
+        fn(0)
+        torch.cuda.synchronize()
+    names = [k[0] for k in kernels_of(torch, p)]
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    e0.record()
+    for _ in range(3):
+        flush.zero_()
+        fn(0)
+    e1.record()
+    e1.synchronize()
+    # ~100 ms of the flush loop (as time_flush), with the SM clock sampled while it runs
+    n_flush = flush_reps(e0.elapsed_time(e1) / 3)[1] if n_flush is None else n_flush
+    clocks, stop = [], threading.Event()
+    sampler = threading.Thread(target=sample_clock, args=(clocks, stop), daemon=True)
+    sampler.start()
+    with profile(activities=[ProfilerActivity.CUDA]) as p:
+        for _ in range(n_flush):
+            flush.zero_()
+            fn(0)
+        torch.cuda.synchronize()
+    stop.set()
+    sampler.join()
+    res = {"names": names, "flush": call_timeline(kernels_of(torch, p), names),
+           "clock_mhz": statistics.median(clocks) if clocks else None}
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for k in range(copies):
+            fn(k)
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for i in range(8):
+            fn(i % copies)
+    for _ in range(3):
+        g.replay()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as p:
+        for _ in range(replays):
+            g.replay()
+        torch.cuda.synchronize()
+    res["graph"] = call_timeline(kernels_of(torch, p), names)
+    return res
+
+
+def sample_clock(out, stop, every_s=0.002):
+    """SM clock samples (MHz) every ~2 ms until stop is set (NVML; nothing if it is not there)."""
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        hd = pynvml.nvmlDeviceGetHandleByIndex(0)
+        while not stop.is_set():
+            out.append(pynvml.nvmlDeviceGetClockInfo(hd, pynvml.NVML_CLOCK_SM))
+            time.sleep(every_s)
+    except Exception:
+        pass
+
+
 def smi():
     """SM clock (MHz), power (W) and clock event reasons right now, if NVML is there."""
     try:
@@ -474,7 +620,8 @@ def main():
     ap.add_argument("--version", default=None, help="mla_var3 version (default: the library's choice)")
     ap.add_argument("--only", default="", help="b,h,t,s;b,h,t,s: run these rows of the grid only")
     ap.add_argument("--passes", type=int, default=2)
-    ap.add_argument("--modes", default="flush,graph")
+    ap.add_argument("--modes", default="flush,graph",
+                    help="flush, graph (timed) and prof (each call's kernels on the GPU timeline, torch.profiler)")
     ap.add_argument("--cool-ms", type=float, default=1000.0)
     ap.add_argument("--json", default=None)
     ap.add_argument("--tiling", default=None, help="mla_var3 tiling override, e.g. splits=2")
@@ -507,7 +654,7 @@ def main():
     print(f"device: {dev.name}, {dev.multi_processor_count} SMs; torch {torch.__version__}; "
           f"flash_mla {flash_mla.__version__}; {smi()}")
     flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    runs, checks = [], []
+    runs, checks, profs = [], [], []
     failed = fm_missed = 0
     for ri, (b, h, t, s, anchor) in enumerate(rows):
         # Input sets: the first is checked; the graph method's calls rotate over all of them, so a
@@ -560,6 +707,13 @@ def main():
                 fn = run_ours if impl == "ours" else run_fm
                 for mode in modes:
                     time.sleep(a.cool_ms / 1000.0)
+                    if mode == "prof":
+                        pr = profile_calls(torch, fn, flush, len(sets))
+                        profs.append({"row": [b, h, t, s], "impl": impl, "pass": p, **pr})
+                        for pm in ("flush", "graph"):
+                            print(timeline_line(impl, pm, pr["names"], pr[pm]), flush=True)
+                        print(f"  prof {impl:8s} clock  median {pr['clock_mhz']} MHz over the flush loop", flush=True)
+                        continue
                     us, host_us, gpu_us = (time_flush(torch, fn, flush) if mode == "flush"
                                            else time_graph(torch, fn, len(sets)))
                     st = series_stats(us)
@@ -575,13 +729,13 @@ def main():
         ours.lib.mla_plan_destroy(plan)   # the row's tensors go when the next row rebinds them
 
     print()
-    print(table(runs, rows, modes))
+    print(table(runs, rows, [m for m in modes if m != "prof"]))
     n_ok = sum(1 for c in checks for k in c if k.startswith("ok_") and c[k][0])
     print(f"FlashMLA against the reference: {fm_missed} misses of the bar (out or lse)")
     print(f"checks (mla_var3 against the fp32 reference): {n_ok} passed, {failed} failed")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"rows": [list(r) for r in rows], "runs": runs, "checks": checks,
+            json.dump({"rows": [list(r) for r in rows], "runs": runs, "checks": checks, "profiles": profs,
                        "cool_ms": a.cool_ms, "passes": a.passes, "modes": modes}, f, indent=1)
     return 1 if failed else 0
 

@@ -137,6 +137,8 @@ enum : long long {
     // 6530548991 = 2235581695 (v41's one-split mask + OPT_WALK) + it.)
     // (8589934592 was OPT_STAG's and 17179869184 OPT_NEXTQ's, measured and removed in the
     // twenty-fifth session: probe masks 8678032639 and 17267967231 are 88098047 + each.)
+    // (34359738368 was OPT_QK_R8's and 68719476736 OPT_PA_OWN's, measured and removed in the
+    // twenty-eighth session, flash_mla_v52 and v53; see the note below.)
 };
 // The masks of the versions that use them (v3 and v4: none).
 constexpr long long OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
@@ -320,6 +322,20 @@ constexpr float NOMAX_SUM = 65536.f;
 //     (6 rounds) s=16 922.6 against 920.8 us, s=4 230.7 / 231.2, b=128,t=8192,s=2 953.5 / 952.2,
 //     s=64 3635.9 / 3629.2; probe 842-844 against 838-841 us at s=16. The fifth prefetch of this
 //     kernel without a gain (v7, v13, v23, v31 above).
+//   Measured and removed (twenty-eighth session, flash_mla_v52 / v53): OPT_QK_R8, the next S_B
+//     taking page B's boxes 0-3, 8, 4-7 (the RoPE box, reloaded early with 0-3, before the late
+//     group); and OPT_PA_OWN on top, P_A in an 8 KB box of its own after the barriers (the whole
+//     227 KB opt-in), so that page A's RoPE box came back with boxes 0-3 after PV(A,L), page A's
+//     late reload was boxes 4-7 (32 KB, not 40) and the next S_A took box 8 before them: the
+//     seventeenth session's first item, whose first build (v26, on v19) hung with two or more
+//     pages a CTA. This build did not hang: CLI checks at splits=1 (walk, varlen, h=16, one page,
+//     no mask, b=32,s=16), test_kernels full grid 156 passed and small grid at splits=1 22,
+//     memcheck and synccheck 0 errors. v52's pair loops were v47's opcode for opcode (only box
+//     addresses and barrier indices differ); v53's 0.74-0.90 alike. No gain: FlashMLA beside both
+//     (flashmla_same_call.py, flush, first-10 medians, two interleaved repetitions of 3 passes)
+//     b=32,s=16 850.0 / 850.1 against v47's 851.3 / 852.0 us, s=4 226.0 / 226.9 against 226.7 /
+//     226.8, b=128,t=8192,s=2 863.5 / 875.9 against 882.1 / 860.7. Page A's late reload is not
+//     what closes the pair. Code: docs/bench/h200-2026-12-02-s28/v52_v53_pa_own.patch.
 //   The mask-free softmax's row max and row sums as trees (depth 4, four partial sums) were
 //     measured and removed (probe, 2026-12-01): under 0.5 % alone, and they cancelled the late
 //     store's gain; the chains are ~40 cycles of a ~1000-1250-cycle softmax.

@@ -238,11 +238,20 @@ def call_timeline(kernels, call_names):
             "gap_after_call": med([c["gap"] for c in calls if c["gap"] is not None and c["prev_is_call"]] or [math.nan])}
 
 
+def short_kernel_name(name):
+    """A kernel's demangled name without its return type, namespaces, template and parameter lists:
+    "void a::b::k<T, 3>(int)" -> "k", "(anonymous namespace)::flash_mla_v47(X)" -> "flash_mla_v47"."""
+    n = name.replace("(anonymous namespace)::", "")
+    n = re.sub(r"^void\s+", "", n)
+    n = re.split(r"[<(]", n, maxsplit=1)[0]
+    return n.split("::")[-1] or name[:48]
+
+
 def timeline_line(impl, mode, names, tl):
     """One printed line of a call_timeline result (names shortened)."""
     if tl is None:
         return f"  prof {impl:8s} {mode:5s} no call of {len(names)} kernel(s) found"
-    short = [re.sub(r"\(.*$", "", nm)[-48:] for nm in names]
+    short = [short_kernel_name(nm) for nm in names]
     ks = "; ".join(f"{nm} {d:.1f}" for nm, d in zip(short, tl["dur"]))
     js = ", ".join(f"{j:.1f}" for j in tl["joins"]) or "-"
     gap = "-" if tl["gap"] is None else f"{tl['gap']:.1f}"
@@ -328,6 +337,9 @@ def selftest():
     check(call_timeline([("F", 0.0, 1.0)], ["A"]) is None, "call_timeline: no call")
     check("span 92.0 us" in timeline_line("ours", "flush", ["A(int)", "B"], call_timeline(ks, ["A", "B"])),
           "timeline_line")
+    check(short_kernel_name("(anonymous namespace)::flash_mla_v47(CUtensorMap_st, int)") == "flash_mla_v47"
+          and short_kernel_name("void sm90::decode::dense::flash_fwd_splitkv_mla_kernel<T<bf16, 576>, P>(Q)")
+          == "flash_fwd_splitkv_mla_kernel", "short_kernel_name")
     print(f"{passes} passed, {fails} failed")
     return 1 if fails else 0
 
@@ -492,8 +504,9 @@ def time_flush(torch, fn, flush):
     return [a.elapsed_time(c) * 1000.0 for a, c in ev], host_us, gpu_us
 
 
-def time_graph(torch, fn, copies=1, calls=8, warm=10, reps=50):
-    """fn(k) runs on input set k; the graph's calls rotate over the sets."""
+def make_graph(torch, fn, copies=1, calls=8):
+    """A CUDA graph of `calls` calls; fn(k) runs on input set k, the calls rotate over the sets
+    (each set warmed once on a side stream first, as graph capture wants)."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -506,6 +519,12 @@ def time_graph(torch, fn, copies=1, calls=8, warm=10, reps=50):
         for i in range(calls):
             fn(i % copies)
     torch.cuda.synchronize()
+    return g
+
+
+def time_graph(torch, fn, copies=1, calls=8, warm=10, reps=50):
+    """fn(k) runs on input set k; the graph's calls rotate over the sets."""
+    g = make_graph(torch, fn, copies, calls)
     for _ in range(warm):
         g.replay()
     ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
@@ -562,17 +581,7 @@ def profile_calls(torch, fn, flush, copies, n_flush=None, replays=4):
     sampler.join()
     res = {"names": names, "flush": call_timeline(kernels_of(torch, p), names),
            "clock_mhz": statistics.median(clocks) if clocks else None}
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for k in range(copies):
-            fn(k)
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for i in range(8):
-            fn(i % copies)
+    g = make_graph(torch, fn, copies)
     for _ in range(3):
         g.replay()
     torch.cuda.synchronize()

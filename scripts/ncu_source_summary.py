@@ -9,6 +9,11 @@ two largest reasons), and the samples by opcode. Offsets are from the kernel's f
 wait of a group, and prints each region's share of the samples with its three main reasons: in a
 warp-specialised kernel the regions are the roles' steps, so their shares are where each role's
 time goes.
+Samples that no stall_* column of the page accounts for are counted as "unnamed": on Hopper the
+source page has no column for the `gmma` reason (a warp waiting at WARPGROUP.ARRIVE / an HGMMA
+for the other warps of its warpgroup; the launch-level metric
+smsp__average_warps_issue_stalled_gmma has it), so on wgmma kernels "unnamed" is mostly that
+(flash_mla_v47 at b=32,s=16: ~15 % of its samples, on WARPGROUP.ARRIVE and HGMMA lines).
 """
 import csv
 import sys
@@ -37,6 +42,14 @@ def num(x):
         return 0.0
 
 
+UNNAMED = "stall_unnamed"
+
+
+def unnamed(r, reasons):
+    """An instruction's samples that none of the page's stall_* columns accounts for."""
+    return max(0.0, num(r["Warp Stall Sampling (All Samples)"]) - sum(num(r[k]) for k in reasons))
+
+
 def main():
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() else 40
@@ -52,6 +65,7 @@ def main():
     for r in rows:
         for k in reasons:
             tot[k] += num(r[k])
+        tot[UNNAMED] += unnamed(r, reasons)
     print("by reason: " + ", ".join(f"{k[6:]} {100 * v / total:.1f}%" for k, v in tot.most_common() if v))
     byop = defaultdict(float)
     for r in rows:
@@ -63,7 +77,7 @@ def main():
     print(f"top {top} instructions (offset, % of samples, SASS, main reasons):")
     for r in sorted(rows, key=lambda r: -num(r["Warp Stall Sampling (All Samples)"]))[:top]:
         s = num(r["Warp Stall Sampling (All Samples)"])
-        rs = sorted(((num(r[k]), k[6:]) for k in reasons), reverse=True)[:2]
+        rs = sorted([(num(r[k]), k[6:]) for k in reasons] + [(unnamed(r, reasons), UNNAMED[6:])], reverse=True)[:2]
         print(f"  {int(r['Address'], 16) - base:#07x} {100 * s / total:5.2f}%  {r['Source'].strip()[:60]:60s} "
               + ", ".join(f"{n} {100 * v / s:.0f}%" for v, n in rs if v))
     if "--regions" in sys.argv:
@@ -87,6 +101,7 @@ def main():
             n += 1
             for k in reasons:
                 rs[k] += num(r[k])
+            rs[UNNAMED] += unnamed(r, reasons)
         flush(int(rows[-1]["Address"], 16) - base + 16)  # one past the last 16-byte instruction
     return 0
 

@@ -10,6 +10,10 @@
 #   5. FlashMLA beside each version and the base (scripts/flashmla_same_call.py --version, flush).
 # MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v47), MLA_TRY_ROWS (--only
 # rows, default s=2, 8, 16 and b=128,t=8192,s=2), MLA_TRY_PASSES (default 2).
+# Why not device_run.sh's stages: its smoke cases run the default plans (which at those sizes are
+# mostly split plans, not the one-split pair loop a new version usually changes), its test stage is
+# all of ctest (minutes), and its anchor stage times one version; a first call wants the one-split
+# loop checked under hang timeouts, then the version, the base and FlashMLA timed side by side.
 set -uo pipefail
 OUT=${OUT:-/tmp/mla_out}
 mkdir -p "$OUT"

@@ -1,0 +1,297 @@
+// A flash_mla CTA whose page pair follows FlashMLA's SM90 dense decode schedule as a whole
+// (flash_mla_v54; plan: docs/knowledge/tiers/hopper/flash_mla_fmpair_plan.md, what each partial
+// move towards it measured: flashmla_pair_vs_seesaw.md). Every piece of that schedule grafted
+// onto seesaw_cta alone measured level or slower (v25, v34, v37, v51, v52, v53); the pieces lean
+// on each other, so this is a kernel of its own, small enough that ptxas schedules its loops
+// without seesaw_cta's thirty options around them.
+//
+// 256 threads, two math warpgroups, no producer warpgroup. Warpgroup 0 owns page A (stage 0) and
+// O's columns 0-255, warpgroup 1 page B (stage 1) and columns 256-511. One pair:
+//   wg0: softmax A -> "scale A" -> PV(A,L) from registers -> "scale B" -> P_A, rescaled to B's
+//        max, into its own box -> "P_A" -> (PV(A,L) done: reload A's 0-3 + 8) -> "issued" ->
+//        PV(B,L) from P_B -> S_A' boxes 0-3 -> (PV(B,L) done: reload B's 0-3 + 8) -> S_A' 4-8.
+//   wg1: "scale A" -> softmax B against A's max -> "scale B" -> P_B into B's RoPE box ->
+//        PV(B,R) from registers -> "P_A" -> PV(A,R) from P_A's box -> "issued" -> (PV(B,R) done:
+//        reload B's 4-7) -> (PV(A,R) done: reload A's 4-7) -> S_B' boxes 4-7, 8, 0-3, waited
+//        only at the next pair's top, so it runs under the next softmax A.
+// So the two softmaxes run one after the other, B's under PV(A,L); warpgroup 1 runs its own
+// page's PV first; P_A leaves once B's max is known (rescaled when B moved a row's max, which the
+// lazy max makes rare); S_B' overlaps the next softmax A.
+// Deviations from FlashMLA, each its own later build if this one pays: Q's RoPE box stays in
+// shared memory (FlashMLA keeps it in registers and puts P_B there; here P_B takes page B's RoPE
+// box and P_A an 8 KB box of its own, 227 KB in all); the softmax is ours (OPT_NOMAX's lazy max,
+// no row max in the common case, instead of the exact max); the static split grid only (one
+// segment a CTA; FlashMLA's CTAs walk page ranges across requests).
+#pragma once
+#include "flash_mla_seesaw.cuh"
+
+namespace mla {
+namespace fmpair {
+using namespace mla::fmh;
+using namespace mla::seesaw;
+
+constexpr size_t OFF_Q = 0;
+constexpr size_t OFF_K = OFF_Q + TILE_BYTES;
+constexpr size_t OFF_PA = OFF_K + (size_t)STAGES * TILE_BYTES;  // P_A's own 64 x 64 box
+constexpr size_t OFF_M = OFF_PA + BOX_BYTES;                    // float [2][64]: A's and B's row maxima
+constexpr size_t OFF_RED = OFF_M + 2 * BM * sizeof(float);      // float [2][64]: final row sums
+constexpr size_t OFF_BAR = OFF_RED + 2 * BM * sizeof(float);    // full[2][9], sums[2], q
+constexpr size_t SMEM_BYTES = OFF_BAR + (STAGES * NBOX + 3) * sizeof(uint64_t) + 1024;
+static_assert(SMEM_BYTES <= SMEM_OPTIN_MAX, "the fmpair CTA exceeds the 227 KB shared-memory opt-in");
+static_assert(OFF_PA % 1024 == 0, "P_A's swizzled box needs 1024-byte alignment");
+static_assert(OFF_M == seesaw::OFF_M + BOX_BYTES && OFF_RED - OFF_M == seesaw::OFF_RED - seesaw::OFF_M,
+              "the finish (finish_pair) sees the same sums layout as seesaw_cta's");
+
+// Named barriers, each arrived on by one warpgroup and synced by the other, once a pair: 2 =
+// "A's max published" (0 -> 1), 3 = "B's max published, P_A's box free" (1 -> 0), 6 = "P_A stored" (0 -> 1),
+// 7 = "P_B stored and PV(A,R) issued" (1 -> 0). 4 + w: warpgroup w alone (own_commit's tail).
+constexpr int FB_SA = 2, FB_SB = 3, FB_PA = 6, FB_IS = 7;
+constexpr unsigned A_BY0 = 0x10fu, A_BY1 = 0x0f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0u;
+
+// S (+)= Q . K^T over box c of one page, waiting for it to land; `first` zeroes S. Issued, not
+// committed.
+template <long long OPT>
+__device__ __forceinline__ void qk_box(float (&s)[32], uint64_t qd, uint64_t kd, uint64_t *full, uint32_t parity,
+                                       int c, bool first)
+{
+    wait_parity(&full[c], parity);
+#pragma unroll
+    for (int k4 = 0; k4 < 4; ++k4) {
+        const uint32_t off = c * BOX_BYTES + k4 * 32;
+        wgmma_m64n64k16_ss(s, gmma_desc_add(qd, off), gmma_desc_add(kd, off), !(first && k4 == 0));
+    }
+}
+
+// O(64 x 256 of warpgroup w) += P . V, P the 64 x 64 box at p_base, V the page at v_base's
+// columns 256w..: issued and committed, not waited.
+__device__ __forceinline__ void pv_ss(float (&o)[128], uint32_t p_base, uint32_t v_base, int w)
+{
+    reg_fence(o);
+    wgmma_fence();
+    const uint64_t pd = gmma_desc_sw128(p_base, 16, 1024);
+    const uint64_t vd = gmma_desc_sw128(v_base + 4 * w * BOX_BYTES, BOX_BYTES, 1024);
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+        wgmma_m64n256k16_ss<1>(o, gmma_desc_add(pd, kk * 32), gmma_desc_add(vd, kk * 16 * 128), 1);
+    wgmma_commit();
+}
+
+// bf16 pair times a factor, rounded back to bf16.
+__device__ __forceinline__ uint32_t scale_bf16x2(uint32_t u, float f)
+{
+    return pack_bf16x2(__uint_as_float(u << 16) * f, __uint_as_float(u & 0xffff0000u) * f);
+}
+
+// The row max the other warpgroup published for this thread's rows, and the factors that take
+// values at our running max to it; our running max becomes it.
+template <long long OPT>
+__device__ __forceinline__ void take_max(const float *mb, Consumer &c, float &f0, float &f1)
+{
+    const float m0 = mb[c.r0], m1 = mb[c.r1];
+    f0 = fexp2<OPT>(c.m_run0 - finite_or_zero(m0));
+    f1 = fexp2<OPT>(c.m_run1 - finite_or_zero(m1));
+    c.m_run0 = m0;
+    c.m_run1 = m1;
+}
+
+// One CTA (256 threads, SMEM_BYTES of dynamic shared memory) of the static split grid: CTA (row
+// block x, split y, request z), Q by TMA (qmap), launched with PDL (waits for the previous grid
+// before touching global memory). OPT: seesaw's softmax and finish options (v47's one-split set).
+template <long long OPT>
+__device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
+                                           const TileOut &to, const CUtensorMap *qmap, const CUtensorMap *omap)
+{
+    static_assert((OPT & OPT_ONE_FINISH) && (OPT & OPT_STAGED_STORE) && (OPT & OPT_Q_TMA),
+                  "the fmpair CTA finishes as v41's one-split kernel does");
+    extern __shared__ char smem_raw[];
+    char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+    pdl_launch_dependents();
+    // The warpgroup through a shuffle: visibly warp-uniform to ptxas (C7520 otherwise).
+    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
+    uint64_t *fullA = full, *fullB = full + NBOX, *sums = full + STAGES * NBOX, *qbar = sums + 2;
+    char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES, *sPA = smem + OFF_PA;
+    if (tid == 0) {
+        for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
+        ptx::mbarrier_init(&sums[0], 128);
+        ptx::mbarrier_init(&sums[1], 128);
+        ptx::mbarrier_init(qbar, 1);
+        ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+        prefetch_tensormap(tmap);
+        prefetch_tensormap(qmap);
+        prefetch_tensormap(omap);
+    }
+    __syncthreads();
+    pdl_wait();
+
+    const int r = blockIdx.z, own = tid & 127;
+    LatentPolicy<DA, DB> pol(&a, r);
+    const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
+    const int np = kr.b1 - kr.b0;
+    const int *bt = a.block_table + (long long)r * a.bt_stride;
+    Consumer c = make_consumer(pol, kr, tid + 128);
+    c.w = wg;
+    float *mb = reinterpret_cast<float *>(smem + OFF_M);
+    float *red = reinterpret_cast<float *>(smem + OFF_RED);
+    const uint32_t q_base = smem_addr(smem + OFF_Q), ka = smem_addr(sKA), kb = smem_addr(sKB);
+    const uint32_t pa_base = smem_addr(sPA);
+    const uint64_t qd = gmma_desc_sw128(q_base, 16, 1024);
+    const uint64_t kda = gmma_desc_sw128(ka, 16, 1024), kdb = gmma_desc_sw128(kb, 16, 1024);
+    if (tid == 0) {
+        // Q even when there is no page: every thread waits for it, so that no TMA still writes
+        // into this CTA's shared memory when it exits.
+        load_q_tma(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h);
+        if (np > 0) load_boxes(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu);
+        if (np > 1) load_boxes(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu);
+    }
+    wait_parity(qbar, 0u);
+
+    float o[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) o[i] = 0.f;
+    float s[32];
+    uint32_t pa[16];
+    float f0, f1, g0, g1, ps0, ps1;
+
+    if (wg == 0) {
+        if (np > 0) {
+            wgmma_fence();
+#pragma unroll
+            for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kda, fullA, 0u, cb, cb == 0);
+            wgmma_commit();
+        }
+        for (int i = 0; i < np; i += 2) {
+            const uint32_t parA = (i >> 1) & 1, parB = parA;
+            const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+            const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
+            const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
+            wgmma_wait<0>();
+            reg_fence(s);
+            // Softmax A; its max goes to warpgroup 1 at once, P_A stays in registers for PV(A,L).
+            own_exp<OPT>(kr.b0 + i, sl2, c, s, pa, f0, f1, ps0, ps1);
+            if (c.c4 == 0) {
+                mb[c.r0] = c.m_run0;
+                mb[c.r1] = c.m_run1;
+            }
+            if (page_is_tail(pol, kr.b0 + i)) zero_tail_rows(pol, kr.b0 + i, own, sKA, 128);  // CTA-uniform
+            ptx::fence_proxy_async(ptx::space_shared);
+            if (page_is_tail(pol, kr.b0 + i)) named_bar_sync(BAR_OWN + 0, 128);  // zeroed V rows before PV(A,L)
+            named_bar_arrive(FB_SA, CONSUMERS);
+            c.l_run0 = c.l_run0 * f0 + ps0;
+            c.l_run1 = c.l_run1 * f1 + ps1;
+            rescale_o<OPT>(o, f0, f1);
+            issue_pv_rs<OPT>(o, pa, ka, 0);
+            // P_A at B's max (rescaled only in the warps where B moved a row's max).
+            // (synced without a page B too: warpgroup 1 arrives once its PV(A,R) of the last
+            // pair is done, and P_A's box may be overwritten only then)
+            g0 = g1 = 1.f;
+            named_bar_sync(FB_SB, CONSUMERS);
+            if (hasB) take_max<OPT>(mb + BM, c, g0, g1);
+            if (__any_sync(0xffffffffu, g0 != 1.f || g1 != 1.f)) {
+                uint32_t pr[16];
+#pragma unroll
+                for (int k = 0; k < 16; k += 2) {
+                    pr[k] = scale_bf16x2(pa[k], g0);
+                    pr[k + 1] = scale_bf16x2(pa[k + 1], g1);
+                }
+                store_p_opt<OPT>(sPA, pr, c);
+            } else {
+                store_p_opt<OPT>(sPA, pa, c);
+            }
+            ptx::fence_proxy_async(ptx::space_shared);
+            named_bar_arrive(FB_PA, CONSUMERS);
+            wgmma_wait<0>();
+            reg_fence(o);
+            reg_fence(pa);
+            if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY0);
+            c.l_run0 *= g0;
+            c.l_run1 *= g1;
+            rescale_o<OPT>(o, g0, g1);
+            if (!hasB) continue;
+            named_bar_sync(FB_IS, CONSUMERS);
+            wait_v_half(fullB, parB, 0);
+            pv_ss(o, kb + P_BOX * BOX_BYTES, kb, 0);
+            if (nextA) {
+                wgmma_fence();
+#pragma unroll
+                for (int cb = 0; cb < 4; ++cb) qk_box<OPT>(s, qd, kda, fullA, parA ^ 1, cb, cb == 0);
+                wgmma_commit();
+                wgmma_wait<1>();
+            } else {
+                wgmma_wait<0>();
+            }
+            reg_fence(o);
+            if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+            if (nextA) {
+                wgmma_fence();
+#pragma unroll
+                for (int cb = 4; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kda, fullA, parA ^ 1, cb, false);
+                wgmma_commit();
+            }
+        }
+    } else {
+        if (np > 1) {
+            wgmma_fence();
+#pragma unroll
+            for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kdb, fullB, 0u, cb, cb == 0);
+            wgmma_commit();
+        }
+        for (int i = 0; i < np; i += 2) {
+            const uint32_t parA = (i >> 1) & 1, parB = parA;
+            const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+            const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
+            const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
+            named_bar_sync(FB_SA, CONSUMERS);
+            take_max<OPT>(mb, c, f0, f1);  // O_R and the row sums to A's max
+            wgmma_wait<0>();               // S_B (issued at the end of the last pair)
+            reg_fence(s);
+            if (hasB) {
+                own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
+                if (c.c4 == 0) {
+                    mb[BM + c.r0] = c.m_run0;
+                    mb[BM + c.r1] = c.m_run1;
+                }
+                named_bar_arrive(FB_SB, CONSUMERS);
+                own_store<OPT>(pol, kr.b0 + i + 1, sKB, c, own, pa);  // P_B into B's RoPE box
+                ptx::fence_proxy_async(ptx::space_shared);
+                if (page_is_tail(pol, kr.b0 + i + 1)) named_bar_sync(BAR_OWN + 1, 128);
+                f0 *= g0;
+                f1 *= g1;
+                c.l_run0 = c.l_run0 * f0 + ps0;
+                c.l_run1 = c.l_run1 * f1 + ps1;
+                rescale_o<OPT>(o, f0, f1);
+                issue_pv_rs<OPT>(o, pa, kb, 1);
+            } else {
+                named_bar_arrive(FB_SB, CONSUMERS);  // P_A's box is free (PV(A,R) waited last pair)
+                c.l_run0 *= f0;
+                c.l_run1 *= f1;
+                rescale_o<OPT>(o, f0, f1);
+            }
+            named_bar_sync(FB_PA, CONSUMERS);
+            wait_v_half(fullA, parA, 1);
+            pv_ss(o, pa_base, ka, 1);
+            if (hasB) {
+                named_bar_arrive(FB_IS, CONSUMERS);
+                wgmma_wait<1>();
+                reg_fence(pa);
+                if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY1);
+            }
+            wgmma_wait<0>();
+            reg_fence(o);
+            if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+            if (nextB) {  // S_B': B's late boxes first (reloaded above), then warpgroup 0's
+                wgmma_fence();
+#pragma unroll
+                for (int k = 0; k < NBOX; ++k) {
+                    const int cb = k < 4 ? 4 + k : k == 4 ? 8 : k - 5;
+                    qk_box<OPT>(s, qd, kdb, fullB, parB ^ 1, cb, k == 0);
+                }
+                wgmma_commit();
+            }
+        }
+    }
+    finish_pair<OPT>(pol, to, nsplits, blockIdx.y, kr, c, red, sums, 0u, -1, o, own, sKA, omap);
+}
+
+}  // namespace fmpair
+}  // namespace mla

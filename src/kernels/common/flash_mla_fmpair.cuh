@@ -94,24 +94,31 @@ __device__ __forceinline__ void take_max(const float *mb, Consumer &c, float &f0
     c.m_run1 = m1;
 }
 
-// One CTA (256 threads, SMEM_BYTES of dynamic shared memory) of the static split grid: CTA (row
-// block x, split y, request z), Q by TMA (qmap), launched with PDL (waits for the previous grid
-// before touching global memory). OPT: seesaw's softmax and finish options (v47's one-split set).
-template <long long OPT>
+// One CTA (NT threads, SMEM_BYTES of dynamic shared memory), Q by TMA (qmap), launched with PDL
+// (it waits for the previous grid before touching global memory). OPT: seesaw's softmax and
+// finish options (v47's one-split set).
+//   WK = false: the static split grid, CTA (row block x, split y, request z), one segment.
+//   WK = true: the walk (seesaw OPT_WALK's items): CTA x takes items x, x + gridDim.x, ... of
+//     b * row blocks (nsplits carries b), each a whole row block, one split.
+//   NT = CONSUMERS: the two math warpgroups alone (up to 255 registers); NT = NTHREADS: a third
+//     warpgroup that leaves at once and gives its registers away (232 for the math warpgroups),
+//     so that the version's other kernels (v47's merge and walk) keep their 384-thread tile.
+template <long long OPT, bool WK = false, int NT = CONSUMERS>
 __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const CUtensorMap *qmap, const CUtensorMap *omap)
 {
     static_assert((OPT & OPT_ONE_FINISH) && (OPT & OPT_STAGED_STORE) && (OPT & OPT_Q_TMA),
                   "the fmpair CTA finishes as v41's one-split kernel does");
+    static_assert(!WK || (OPT & OPT_TMA_STORE), "the walk stores its bf16 rows by TMA (one split)");
+    static_assert(NT == CONSUMERS || NT == NTHREADS, "two math warpgroups, with or without an idle third");
+    constexpr int T0 = NT - CONSUMERS;  // the math warpgroups' first thread
     extern __shared__ char smem_raw[];
     char *smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
     pdl_launch_dependents();
-    // The warpgroup through a shuffle: visibly warp-uniform to ptxas (C7520 otherwise).
-    const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid >> 7, 0);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + OFF_BAR);
     uint64_t *fullA = full, *fullB = full + NBOX, *sums = full + STAGES * NBOX, *qbar = sums + 2;
     char *sKA = smem + OFF_K, *sKB = smem + OFF_K + TILE_BYTES, *sPA = smem + OFF_PA;
-    if (tid == 0) {
+    if (threadIdx.x == 0) {
         for (int i = 0; i < STAGES * NBOX; ++i) ptx::mbarrier_init(&full[i], 1);
         ptx::mbarrier_init(&sums[0], 128);
         ptx::mbarrier_init(&sums[1], 128);
@@ -122,175 +129,202 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         prefetch_tensormap(omap);
     }
     __syncthreads();
+    // The warpgroup through a shuffle: visibly warp-uniform to ptxas (C7520 otherwise).
+    const int wgx = __shfl_sync(0xffffffffu, (int)threadIdx.x >> 7, 0);
+    if (T0 > 0 && wgx == 0) {
+        setmaxnreg_dec<40>();
+        return;
+    }
+    if (T0 > 0) setmaxnreg_inc<232>();
+    const int tid = (int)threadIdx.x - T0, wg = wgx - T0 / 128, own = tid & 127;
     pdl_wait();
 
-    const int r = blockIdx.z, own = tid & 127;
-    LatentPolicy<DA, DB> pol(&a, r);
-    const KvRange kr = kv_range(pol, blockIdx.x * BM, blockIdx.y, nsplits);
-    const int np = kr.b1 - kr.b0;
-    const int *bt = a.block_table + (long long)r * a.bt_stride;
-    Consumer c = make_consumer(pol, kr, tid + 128);
-    c.w = wg;
     float *mb = reinterpret_cast<float *>(smem + OFF_M);
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
     const uint32_t q_base = smem_addr(smem + OFF_Q), ka = smem_addr(sKA), kb = smem_addr(sKB);
     const uint32_t pa_base = smem_addr(sPA);
     const uint64_t qd = gmma_desc_sw128(q_base, 16, 1024);
     const uint64_t kda = gmma_desc_sw128(ka, 16, 1024), kdb = gmma_desc_sw128(kb, 16, 1024);
-    if (tid == 0) {
-        // Q even when there is no page: every thread waits for it, so that no TMA still writes
-        // into this CTA's shared memory when it exits.
-        load_q_tma(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h);
-        if (np > 0) load_boxes(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu);
-        if (np > 1) load_boxes(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu);
-    }
-    wait_parity(qbar, 0u);
-
-    float o[128];
-#pragma unroll
-    for (int i = 0; i < 128; ++i) o[i] = 0.f;
-    float s[32];
-    uint32_t pa[16];
-    float f0, f1, g0, g1, ps0, ps1;
-
-    if (wg == 0) {
-        if (np > 0) {
-            wgmma_fence();
-#pragma unroll
-            for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kda, fullA, 0u, cb, cb == 0);
-            wgmma_commit();
+    // Items (WK): item it is row block it % wk_nx of request it / wk_nx. Page A's boxes complete
+    // once a pair, B's once a pair that has a B: phA / phB carry the phases across items.
+    const int wk_nx = WK ? (a.s * a.h + BM - 1) / BM : 1, wk_n = WK ? wk_nx * nsplits : 1;
+    int phA = 0, phB = 0;
+    for (int it = WK ? (int)blockIdx.x : 0, seg = 0; it < wk_n; it += WK ? (int)gridDim.x : 1, ++seg) {
+        int r = blockIdx.z, rbx = blockIdx.x;
+        if (WK) {
+            r = it / wk_nx;
+            rbx = it - r * wk_nx;
+            // The last item's readers of Q and the stages are done (its finish's bulk stores
+            // have read the stages: their threads waited for that before this barrier).
+            if (seg > 0) named_bar_sync(1, CONSUMERS);
         }
-        for (int i = 0; i < np; i += 2) {
-            const uint32_t parA = (i >> 1) & 1, parB = parA;
-            const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-            const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
-            const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
-            wgmma_wait<0>();
-            reg_fence(s);
-            // Softmax A; its max goes to warpgroup 1 at once, P_A stays in registers for PV(A,L).
-            own_exp<OPT>(kr.b0 + i, sl2, c, s, pa, f0, f1, ps0, ps1);
-            if (c.c4 == 0) {
-                mb[c.r0] = c.m_run0;
-                mb[c.r1] = c.m_run1;
-            }
-            if (page_is_tail(pol, kr.b0 + i)) zero_tail_rows(pol, kr.b0 + i, own, sKA, 128);  // CTA-uniform
-            ptx::fence_proxy_async(ptx::space_shared);
-            if (page_is_tail(pol, kr.b0 + i)) named_bar_sync(BAR_OWN + 0, 128);  // zeroed V rows before PV(A,L)
-            named_bar_arrive(FB_SA, CONSUMERS);
-            c.l_run0 = c.l_run0 * f0 + ps0;
-            c.l_run1 = c.l_run1 * f1 + ps1;
-            rescale_o<OPT>(o, f0, f1);
-            issue_pv_rs<OPT>(o, pa, ka, 0);
-            // P_A at B's max (rescaled only in the warps where B moved a row's max).
-            // (synced without a page B too: warpgroup 1 arrives once its PV(A,R) of the last
-            // pair is done, and P_A's box may be overwritten only then)
-            g0 = g1 = 1.f;
-            named_bar_sync(FB_SB, CONSUMERS);
-            if (hasB) take_max<OPT>(mb + BM, c, g0, g1);
-            if (__any_sync(0xffffffffu, g0 != 1.f || g1 != 1.f)) {
-                uint32_t pr[16];
+        LatentPolicy<DA, DB> pol(&a, r);
+        const KvRange kr = kv_range(pol, rbx * BM, WK ? 0 : (int)blockIdx.y, WK ? 1 : nsplits);
+        const int np = kr.b1 - kr.b0;
+        const int *bt = a.block_table + (long long)r * a.bt_stride;
+        Consumer c = make_consumer(pol, kr, tid + 128);
+        c.w = wg;
+        if (tid == 0) {
+            // Q even when there is no page: every thread waits for it, so that no TMA still
+            // writes into this CTA's shared memory when it exits.
+            load_q_tma(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h);
+            if (np > 0) load_boxes(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu);
+            if (np > 1) load_boxes(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu);
+        }
+        wait_parity(qbar, (uint32_t)(seg & 1));
+        const uint32_t pA0 = phA & 1, pB0 = phB & 1;
+
+        float o[128];
 #pragma unroll
-                for (int k = 0; k < 16; k += 2) {
-                    pr[k] = scale_bf16x2(pa[k], g0);
-                    pr[k + 1] = scale_bf16x2(pa[k + 1], g1);
-                }
-                store_p_opt<OPT>(sPA, pr, c);
-            } else {
-                store_p_opt<OPT>(sPA, pa, c);
-            }
-            ptx::fence_proxy_async(ptx::space_shared);
-            named_bar_arrive(FB_PA, CONSUMERS);
-            wgmma_wait<0>();
-            reg_fence(o);
-            reg_fence(pa);
-            if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY0);
-            c.l_run0 *= g0;
-            c.l_run1 *= g1;
-            rescale_o<OPT>(o, g0, g1);
-            if (!hasB) continue;
-            named_bar_sync(FB_IS, CONSUMERS);
-            wait_v_half(fullB, parB, 0);
-            pv_ss(o, kb + P_BOX * BOX_BYTES, kb, 0);
-            if (nextA) {
+        for (int i = 0; i < 128; ++i) o[i] = 0.f;
+        float s[32];
+        uint32_t pa[16];
+        float f0, f1, g0, g1, ps0, ps1;
+
+        if (wg == 0) {
+            if (np > 0) {
                 wgmma_fence();
 #pragma unroll
-                for (int cb = 0; cb < 4; ++cb) qk_box<OPT>(s, qd, kda, fullA, parA ^ 1, cb, cb == 0);
+                for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kda, fullA, pA0, cb, cb == 0);
                 wgmma_commit();
-                wgmma_wait<1>();
-            } else {
+            }
+            for (int i = 0; i < np; i += 2) {
+                const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
+                const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+                const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
+                const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
                 wgmma_wait<0>();
-            }
-            reg_fence(o);
-            if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
-            if (nextA) {
-                wgmma_fence();
-#pragma unroll
-                for (int cb = 4; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kda, fullA, parA ^ 1, cb, false);
-                wgmma_commit();
-            }
-        }
-    } else {
-        if (np > 1) {
-            wgmma_fence();
-#pragma unroll
-            for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kdb, fullB, 0u, cb, cb == 0);
-            wgmma_commit();
-        }
-        for (int i = 0; i < np; i += 2) {
-            const uint32_t parA = (i >> 1) & 1, parB = parA;
-            const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
-            const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
-            const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
-            named_bar_sync(FB_SA, CONSUMERS);
-            take_max<OPT>(mb, c, f0, f1);  // O_R and the row sums to A's max
-            wgmma_wait<0>();               // S_B (issued at the end of the last pair)
-            reg_fence(s);
-            if (hasB) {
-                own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
+                reg_fence(s);
+                // Softmax A; its max goes to warpgroup 1 at once, P_A stays in registers for PV(A,L).
+                own_exp<OPT>(kr.b0 + i, sl2, c, s, pa, f0, f1, ps0, ps1);
                 if (c.c4 == 0) {
-                    mb[BM + c.r0] = c.m_run0;
-                    mb[BM + c.r1] = c.m_run1;
+                    mb[c.r0] = c.m_run0;
+                    mb[c.r1] = c.m_run1;
                 }
-                named_bar_arrive(FB_SB, CONSUMERS);
-                own_store<OPT>(pol, kr.b0 + i + 1, sKB, c, own, pa);  // P_B into B's RoPE box
+                if (page_is_tail(pol, kr.b0 + i)) zero_tail_rows(pol, kr.b0 + i, own, sKA, 128);  // CTA-uniform
                 ptx::fence_proxy_async(ptx::space_shared);
-                if (page_is_tail(pol, kr.b0 + i + 1)) named_bar_sync(BAR_OWN + 1, 128);
-                f0 *= g0;
-                f1 *= g1;
+                if (page_is_tail(pol, kr.b0 + i)) named_bar_sync(BAR_OWN + 0, 128);  // zeroed V rows before PV(A,L)
+                named_bar_arrive(FB_SA, CONSUMERS);
                 c.l_run0 = c.l_run0 * f0 + ps0;
                 c.l_run1 = c.l_run1 * f1 + ps1;
                 rescale_o<OPT>(o, f0, f1);
-                issue_pv_rs<OPT>(o, pa, kb, 1);
-            } else {
-                named_bar_arrive(FB_SB, CONSUMERS);  // P_A's box is free (PV(A,R) waited last pair)
-                c.l_run0 *= f0;
-                c.l_run1 *= f1;
-                rescale_o<OPT>(o, f0, f1);
-            }
-            named_bar_sync(FB_PA, CONSUMERS);
-            wait_v_half(fullA, parA, 1);
-            pv_ss(o, pa_base, ka, 1);
-            if (hasB) {
-                named_bar_arrive(FB_IS, CONSUMERS);
-                wgmma_wait<1>();
+                issue_pv_rs<OPT>(o, pa, ka, 0);
+                // P_A at B's max (rescaled only in the warps where B moved a row's max). Synced
+                // without a page B too: warpgroup 1 arrives once its PV(A,R) of the last pair is
+                // done, and P_A's box may be overwritten only then.
+                g0 = g1 = 1.f;
+                named_bar_sync(FB_SB, CONSUMERS);
+                if (hasB) take_max<OPT>(mb + BM, c, g0, g1);
+                if (__any_sync(0xffffffffu, g0 != 1.f || g1 != 1.f)) {
+                    // (rare under the lazy max) PV(A,L) still reads pa: wait for it and scale
+                    // in place rather than hold a second copy (16 registers more spilled at 232)
+                    wgmma_wait<0>();
+                    reg_fence(o);
+                    reg_fence(pa);
+#pragma unroll
+                    for (int k = 0; k < 16; k += 2) {
+                        pa[k] = scale_bf16x2(pa[k], g0);
+                        pa[k + 1] = scale_bf16x2(pa[k + 1], g1);
+                    }
+                }
+                store_p_opt<OPT>(sPA, pa, c);
+                ptx::fence_proxy_async(ptx::space_shared);
+                named_bar_arrive(FB_PA, CONSUMERS);
+                wgmma_wait<0>();
+                reg_fence(o);
                 reg_fence(pa);
-                if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY1);
+                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY0);
+                c.l_run0 *= g0;
+                c.l_run1 *= g1;
+                rescale_o<OPT>(o, g0, g1);
+                if (!hasB) continue;
+                named_bar_sync(FB_IS, CONSUMERS);
+                wait_v_half(fullB, parB, 0);
+                pv_ss(o, kb + P_BOX * BOX_BYTES, kb, 0);
+                if (nextA) {
+                    wgmma_fence();
+#pragma unroll
+                    for (int cb = 0; cb < 4; ++cb) qk_box<OPT>(s, qd, kda, fullA, parA ^ 1, cb, cb == 0);
+                    wgmma_commit();
+                    wgmma_wait<1>();
+                } else {
+                    wgmma_wait<0>();
+                }
+                reg_fence(o);
+                if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+                if (nextA) {
+                    wgmma_fence();
+#pragma unroll
+                    for (int cb = 4; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kda, fullA, parA ^ 1, cb, false);
+                    wgmma_commit();
+                }
             }
-            wgmma_wait<0>();
-            reg_fence(o);
-            if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
-            if (nextB) {  // S_B': B's late boxes first (reloaded above), then warpgroup 0's
+        } else {
+            if (np > 1) {
                 wgmma_fence();
 #pragma unroll
-                for (int k = 0; k < NBOX; ++k) {
-                    const int cb = k < 4 ? 4 + k : k == 4 ? 8 : k - 5;
-                    qk_box<OPT>(s, qd, kdb, fullB, parB ^ 1, cb, k == 0);
-                }
+                for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kdb, fullB, pB0, cb, cb == 0);
                 wgmma_commit();
             }
+            for (int i = 0; i < np; i += 2) {
+                const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
+                const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
+                const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
+                const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
+                named_bar_sync(FB_SA, CONSUMERS);
+                take_max<OPT>(mb, c, f0, f1);  // O_R and the row sums to A's max
+                wgmma_wait<0>();               // S_B (issued at the end of the last pair)
+                reg_fence(s);
+                if (hasB) {
+                    own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
+                    if (c.c4 == 0) {
+                        mb[BM + c.r0] = c.m_run0;
+                        mb[BM + c.r1] = c.m_run1;
+                    }
+                    named_bar_arrive(FB_SB, CONSUMERS);
+                    own_store<OPT>(pol, kr.b0 + i + 1, sKB, c, own, pa);  // P_B into B's RoPE box
+                    ptx::fence_proxy_async(ptx::space_shared);
+                    if (page_is_tail(pol, kr.b0 + i + 1)) named_bar_sync(BAR_OWN + 1, 128);
+                    f0 *= g0;
+                    f1 *= g1;
+                    c.l_run0 = c.l_run0 * f0 + ps0;
+                    c.l_run1 = c.l_run1 * f1 + ps1;
+                    rescale_o<OPT>(o, f0, f1);
+                    issue_pv_rs<OPT>(o, pa, kb, 1);
+                } else {
+                    named_bar_arrive(FB_SB, CONSUMERS);  // P_A's box is free (PV(A,R) waited last pair)
+                    c.l_run0 *= f0;
+                    c.l_run1 *= f1;
+                    rescale_o<OPT>(o, f0, f1);
+                }
+                named_bar_sync(FB_PA, CONSUMERS);
+                wait_v_half(fullA, parA, 1);
+                pv_ss(o, pa_base, ka, 1);
+                if (hasB) {
+                    named_bar_arrive(FB_IS, CONSUMERS);
+                    wgmma_wait<1>();
+                    reg_fence(pa);
+                    if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY1);
+                }
+                wgmma_wait<0>();
+                reg_fence(o);
+                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                if (nextB) {  // S_B': B's late boxes first (reloaded above), then warpgroup 0's
+                    wgmma_fence();
+#pragma unroll
+                    for (int k = 0; k < NBOX; ++k) {
+                        const int cb = k < 4 ? 4 + k : k == 4 ? 8 : k - 5;
+                        qk_box<OPT>(s, qd, kdb, fullB, parB ^ 1, cb, k == 0);
+                    }
+                    wgmma_commit();
+                }
+            }
         }
+        finish_pair<OPT>(pol, to, WK ? 1 : nsplits, WK ? 0 : (int)blockIdx.y, kr, c, red, sums, (uint32_t)(seg & 1),
+                         -1, o, own, sKA, omap);
+        phA += (np + 1) >> 1;
+        phB += np >> 1;
     }
-    finish_pair<OPT>(pol, to, nsplits, blockIdx.y, kr, c, red, sums, 0u, -1, o, own, sKA, omap);
 }
 
 }  // namespace fmpair

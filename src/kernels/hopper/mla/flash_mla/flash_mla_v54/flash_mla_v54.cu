@@ -2,8 +2,8 @@
 // FlashMLA's SM90 schedule as a whole (fmpair_cta, src/kernels/common/flash_mla_fmpair.cuh): 256
 // threads, no producer warpgroup, serial softmaxes each under the other warpgroup's GEMM,
 // warpgroup 1's own page's PV first, P_A stored at B's max in a box of its own, S_B' run into
-// the next softmax A. Plans with 2+ splits run v47's merge kernel in 256-thread CTAs (v25's
-// form); no walk.
+// the next softmax A. One-split plans of 2-4 row blocks an SM walk them (fmpair_cta's item loop,
+// launched with PDL); plans with 2+ splits run v47's merge kernel in 256-thread CTAs (v25's form).
 //
 // Why (twenty-ninth session): FlashMLA's split kernel is ~3.5 % faster per page at b=32,s=2
 // (1980 MHz timeline, twenty-eighth session) and spent 5.7-8.5 % fewer SM cycles at s >= 8
@@ -25,7 +25,16 @@ flash_mla_v54(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ 
               const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
               float sl2, TileOut to)
 {
-    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
+    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE, false, CONSUMERS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
+}
+
+// The walk of one-split plans with 2-4 row blocks an SM (as v47's): fmpair_cta's item loop.
+__global__ void __launch_bounds__(CONSUMERS, 1)
+flash_mla_v54_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+                   const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b, float sl2,
+                   TileOut to)
+{
+    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE, true, CONSUMERS>(&tmap, a, b, sl2, to, &qmap, &omap);
 }
 
 __global__ void __launch_bounds__(CONSUMERS, 1)
@@ -39,10 +48,10 @@ constexpr fmh::Version kVersion = {"flash_mla_v54", nullptr,     0,         fmh:
                                    nullptr,         0,           nullptr,   fmpair::SMEM_BYTES,
                                    flash_mla_v54_merge, MSMEM_BYTES, CM_WS_CTA, nullptr,
                                    0,               nullptr,     CONSUMERS, true,
-                                   flash_mla_v54,   nullptr,     0,         false};
+                                   flash_mla_v54,   flash_mla_v54_walk, 4, true};
 
 }  // namespace
 
 MLA_FMH_REGISTER(mla_kv_flash_mla_v54, 54, 1,
                  "hopper: one-split plans by a pair in FlashMLA's schedule (256 threads, serial softmaxes, P_A at "
-                 "B's max in its own box); v47's merge kernel in 256-thread CTAs")
+                 "B's max in its own box; walks 2-4 row blocks an SM); v47's merge kernel in 256-thread CTAs")

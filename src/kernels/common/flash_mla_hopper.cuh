@@ -496,6 +496,21 @@ struct Version {
     // Whether `mainw` is launched with PDL (with `pdl` set; a walk kernel built with PDLM_OFF must
     // not be). Last, for the same reason.
     bool walk_pdl = true;
+    // One-split kernels for the problems whose pages each feed more than pair_sh query rows of a
+    // request (s * h > pair_sh), used there instead of `mainqo` / `mainw`, with smem_pair bytes;
+    // the walk one (`pairw`) is launched with PDL whenever `pdl` is set (flash_mla_v56: the
+    // FlashMLA-schedule pair, fmpair_cta, where the pair is bound by the tensor pipe; v47's
+    // kernels at s * h <= 128, where a page feeds two row blocks at most and the pair waits for
+    // memory). Last, for the same reason as `mainqo`.
+    MainQOFn pairqo = nullptr;
+    MainQOFn pairw = nullptr;
+    size_t smem_pair = 0;
+    int pair_sh = 0;
+    bool use_pair(const mla_problem *pb) const { return pairqo && (long long)pb->s * pb->h > pair_sh; }
+    MainQOFn qo_fn(const mla_problem *pb) const { return use_pair(pb) ? pairqo : mainqo; }
+    MainQOFn w_fn(const mla_problem *pb) const { return use_pair(pb) && pairw ? pairw : mainw; }
+    bool w_pdl(const mla_problem *pb) const { return pdl && (use_pair(pb) && pairw ? true : walk_pdl); }
+    size_t smem_qo(const mla_problem *pb) const { return use_pair(pb) ? smem_pair : smemq; }
     bool persist(const mla_problem *pb, int splits) const { return mainp && qtma(pb) && splits == 1; }
     bool walk(const mla_problem *pb, int splits, const mla_device_info *dev) const
     {
@@ -519,7 +534,7 @@ struct Version {
     {
         if (cluster2(pb)) return smem2;
         if (qtma(pb)) {
-            const size_t m = mainc && smemc > smemq ? smemc : smemq;
+            const size_t q = smem_qo(pb), m = mainc && smemc > q ? smemc : q;
             return mainp && smemp > m ? smemp : m;
         }
         return smem;
@@ -604,10 +619,10 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
         else if (v.persist(pb, r.splits))
             set_cfg(cfg, (const void *)v.mainp, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemp);
         else if (v.walk(pb, r.splits, dev))
-            set_cfg(cfg, (const void *)v.mainw, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smemq);
+            set_cfg(cfg, (const void *)v.w_fn(pb), r.grid.x, r.grid.y, r.grid.z, v.threads, v.smem_qo(pb));
         else if (v.qtma(pb))
-            set_cfg(cfg, v.mainqo ? (const void *)v.mainqo : (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z,
-                    v.threads, v.smemq);
+            set_cfg(cfg, v.mainqo ? (const void *)v.qo_fn(pb) : (const void *)v.mainq, r.grid.x, r.grid.y, r.grid.z,
+                    v.threads, v.smem_qo(pb));
         else
             set_cfg(cfg, (const void *)v.main, r.grid.x, r.grid.y, r.grid.z, v.threads, v.smem);
         return 1;
@@ -648,6 +663,14 @@ inline mla_status prepare(const Version &v, const mla_tiling *t)
     }
     if (v.mainw) {
         mla_status e = set_smem((const void *)v.mainw, v.smemq, "flash_mla hopper: cudaFuncSetAttribute");
+        if (e != MLA_STATUS_OK) return e;
+    }
+    if (v.pairqo) {
+        mla_status e = set_smem((const void *)v.pairqo, v.smem_pair, "flash_mla hopper: cudaFuncSetAttribute");
+        if (e != MLA_STATUS_OK) return e;
+    }
+    if (v.pairw) {
+        mla_status e = set_smem((const void *)v.pairw, v.smem_pair, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
     }
     if (v.mainc) {
@@ -839,8 +862,8 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
         e = q_tmap(v, pb, x, &qmap);
         if (e == MLA_STATUS_OK) e = o_tmap(v, pb, x, &omap);
         if (e != MLA_STATUS_OK) return e;
-        cudaError_t ce = launch_main(v.mainw, r.grid, v.threads, v.smemq, st, v.pdl && v.walk_pdl, tmap, qmap, omap, a,
-                                     pb->b, sl2, to);
+        cudaError_t ce = launch_main(v.w_fn(pb), r.grid, v.threads, v.smem_qo(pb), st, v.w_pdl(pb), tmap, qmap, omap,
+                                     a, pb->b, sl2, to);
         if (ce != cudaSuccess) return cuda_fail(ce, v.name);
     } else if ((args->stage_mask & 1u) && v.qtma(pb)) {
         CUtensorMap qmap;
@@ -851,7 +874,8 @@ inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch
             CUtensorMap omap;
             e = o_tmap(v, pb, x, &omap);
             if (e != MLA_STATUS_OK) return e;
-            ce = launch_main(v.mainqo, r.grid, v.threads, v.smemq, st, v.pdl, tmap, qmap, omap, a, r.splits, sl2, to);
+            ce = launch_main(v.qo_fn(pb), r.grid, v.threads, v.smem_qo(pb), st, v.pdl, tmap, qmap, omap, a, r.splits,
+                             sl2, to);
         } else {
             ce = launch_main(v.mainq, r.grid, v.threads, v.smemq, st, v.pdl, tmap, qmap, a, r.splits, sl2, to);
         }

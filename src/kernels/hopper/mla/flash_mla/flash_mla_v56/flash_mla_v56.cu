@@ -1,0 +1,76 @@
+// flash_mla_v56 (hopper, sm_90a only): flash_mla_v47, with its one-split kernels (static grid and
+// walk) replaced by flash_mla_v55's FlashMLA-schedule pair (fmpair_cta, 384-thread CTAs, P by
+// stmatrix) where s * h > 128, that is where each page feeds more than two row blocks of a
+// request. At s * h <= 128 (s = 1 at h = 128, every h = 16 row) and for plans with 2+ splits it
+// runs v47's kernels, launched as v47 launches them.
+//
+// Why (twenty-ninth session, call 2, FlashMLA beside each version, first-10 medians): v55 was
+// faster than v47 at s = 2..16 and b=128,t=8192,s=2 (s=2 117.4 against 119.7 us, s=16 821.6
+// against 844.3, b=128,t=8192,s=2 822.1 against 854.7) and slower at b=128,t=4096,s=1 (242.5
+// against 234.8). At s = 1 a page feeds two row blocks, the pages come from DRAM and the pair
+// waits for them; FlashMLA's schedule runs the two softmaxes one after the other, so page A's
+// right half and page B's left half are released (and reloaded) a softmax later than in v47's
+// pair, whose softmax B runs beside softmax A. Not measured directly: the rule follows the rows.
+// Prediction (written before the run): v55's times where s * h > 128, v47's elsewhere.
+#include "flash_mla_fmpair.cuh"
+
+namespace {
+using namespace mla;
+using namespace mla::seesaw;
+
+constexpr long long kOpt = OPT_V6 | OPT_LAZY_MAX | OPT_Q_TMA | OPT_ONE_FINISH | OPT_NOMAX;  // v41's
+constexpr long long kMergeOpt = (kOpt & ~OPT_SPEC_B) | OPT_CMERGE | OPT_CM_PUSH | OPT_CM_L2 | OPT_CM_SENTMAX;  // v41's
+constexpr long long kPairOpt = kOpt | OPT_TMA_STORE | OPT_P_STSM;  // v55's
+
+// v41's one-split kernel (PDL) and v44's walk (no griddepcontrol.wait, so never launched with PDL).
+__global__ void __launch_bounds__(NTHREADS, 1)
+flash_mla_v56(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+              const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
+              float sl2, TileOut to)
+{
+    seesaw_cta<false, kOpt | OPT_TMA_STORE, NTHREADS, PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap, &omap);
+}
+
+__global__ void __launch_bounds__(NTHREADS, 1)
+flash_mla_v56_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+                   const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b, float sl2,
+                   TileOut to)
+{
+    seesaw_cta<false, kOpt | OPT_TMA_STORE | OPT_WALK, NTHREADS, PDLM_OFF>(&tmap, a, b, sl2, to, Plan{}, &qmap, &omap);
+}
+
+__global__ void __launch_bounds__(NTHREADS, 1)
+flash_mla_v56_merge(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+                    const __grid_constant__ LatentArgs a, int nsplits, float sl2, TileOut to)
+{
+    seesaw_cta<false, kMergeOpt, NTHREADS, PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);
+}
+
+// v55's pair: the static grid and the walk, both launched with PDL.
+__global__ void __launch_bounds__(NTHREADS, 1)
+flash_mla_v56_pair(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+                   const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
+                   float sl2, TileOut to)
+{
+    fmpair::fmpair_cta<kPairOpt, false, NTHREADS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
+}
+
+__global__ void __launch_bounds__(NTHREADS, 1)
+flash_mla_v56_pair_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
+                        const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b,
+                        float sl2, TileOut to)
+{
+    fmpair::fmpair_cta<kPairOpt, true, NTHREADS>(&tmap, a, b, sl2, to, &qmap, &omap);
+}
+
+constexpr fmh::Version kVersion = {"flash_mla_v56", nullptr,     0,         fmh::flash_mla_hopper_combine_mlp<DA>,
+                                   nullptr,         0,           nullptr,   MSMEM_BYTES,
+                                   flash_mla_v56_merge, MSMEM_BYTES, CM_WS_CTA, nullptr,
+                                   0,               nullptr,     NTHREADS,  true,
+                                   flash_mla_v56,   flash_mla_v56_walk, 4, false,
+                                   flash_mla_v56_pair, flash_mla_v56_pair_walk, fmpair::SMEM_BYTES, 128};
+
+}  // namespace
+
+MLA_FMH_REGISTER(mla_kv_flash_mla_v56, 56, 1,
+                 "hopper: v47, with the FlashMLA-schedule pair (v55's fmpair_cta) for one-split plans where s*h > 128")

@@ -8,7 +8,7 @@
 #   3. tests/test_kernels on those versions: the full grid, then the small grid at splits=1;
 #   4. compute-sanitizer memcheck and synccheck on the first version at b=17,s=4,t=640,splits=1;
 #   5. FlashMLA beside each version and the base (scripts/flashmla_same_call.py --version, flush).
-# MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v47), MLA_TRY_ROWS (--only
+# MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v56, the default version), MLA_TRY_ROWS (--only
 # rows, default s=2, 8, 16 and b=128,t=8192,s=2), MLA_TRY_PASSES (default 2).
 # Why not device_run.sh's stages: its smoke cases run the default plans (which at those sizes are
 # mostly split plans, not the one-split pair loop a new version usually changes), its test stage is
@@ -18,7 +18,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/mla_out}
 mkdir -p "$OUT"
 VERS=${MLA_TRY_VERSIONS:?MLA_TRY_VERSIONS=a,b}
-BASE=${MLA_TRY_BASE:-flash_mla_v47}
+BASE=${MLA_TRY_BASE:-flash_mla_v56}
 ROWS=${MLA_TRY_ROWS:-32,128,4096,2;32,128,4096,8;32,128,4096,16;128,128,8192,2}
 bash scripts/device_run.sh build >/dev/null 2>&1
 grep -E "^build|^ptxas" "$OUT/summary.txt"

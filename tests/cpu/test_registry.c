@@ -399,6 +399,43 @@ static void test_walk_max(void)
           "v42 b=32 s=16: main grid %ux%ux%u, want the walk's 132x1x1", c.grid[0], c.grid[1], c.grid[2]);
 }
 
+/* flash_mla_v56 runs the FlashMLA-schedule pair (its own static-grid and walk kernels, more shared
+ * memory) for one-split plans where s * h > 128 and v47's kernels elsewhere, on v47's grids. */
+static void test_pair_rule(void)
+{
+    const mla_kernel_version *v56 = mla_registry_find("flash_mla_v56"), *v47 = mla_registry_find("flash_mla_v47");
+    mla_device_info h200;
+    mla_problem pb;
+    if (!v56 || !v47 || mla_device_from_table("h200", &h200) != MLA_STATUS_OK ||
+        mla_problem_init(&pb, MLA_DESIGN_FLASH_MLA) != MLA_STATUS_OK) {
+        CHECK(0, "flash_mla_v56 / v47 / h200 / problem init: %s", mla_last_error());
+        return;
+    }
+    /* b, s, h, t: static s*h <= 128, static pair, walk s*h <= 128, walk pair, h=16 static, split plan */
+    const int cases[][4] = {{64, 1, 128, 4096}, {32, 2, 128, 4096}, {128, 1, 128, 4096},
+                            {32, 4, 128, 4096}, {128, 1, 16, 8192}, {32, 1, 128, 4096}};
+    mla_stage_config c[6], w[6];
+    for (int i = 0; i < 6; i++) {
+        pb.b = cases[i][0], pb.s = cases[i][1], pb.h = cases[i][2], pb.t = cases[i][3];
+        char why[256] = "";
+        memset(&c[i], 0, sizeof c[i]);
+        memset(&w[i], 0, sizeof w[i]);
+        const int ok = v56->validate(&v56->candidates[0], &pb, &h200, why, sizeof why) &&
+                       v56->stage_config(&v56->candidates[0], &pb, &h200, 0, &c[i]) &&
+                       v47->stage_config(&v47->candidates[0], &pb, &h200, 0, &w[i]);
+        CHECK(ok && memcmp(c[i].grid, w[i].grid, sizeof c[i].grid) == 0 && c[i].func,
+              "v56 b=%d s=%d h=%d: grid %ux%ux%u, v47's %ux%ux%u (%s)", pb.b, pb.s, pb.h, c[i].grid[0], c[i].grid[1],
+              c[i].grid[2], w[i].grid[0], w[i].grid[1], w[i].grid[2], why);
+    }
+    /* four one-split kernels: seesaw static (0, 4), pair static (1), seesaw walk (2), pair walk (3) */
+    CHECK(c[0].func == c[4].func && c[0].func != c[1].func && c[2].func != c[3].func && c[1].func != c[3].func &&
+              c[0].func != c[2].func && c[5].func != c[0].func && c[5].func != c[1].func,
+          "v56: the pair where s*h > 128, v47's kernels elsewhere");
+    CHECK(c[1].smem_dynamic > c[0].smem_dynamic && c[3].smem_dynamic == c[1].smem_dynamic &&
+              c[0].smem_dynamic == w[0].smem_dynamic,
+          "v56: the pair's shared memory %zu, v47's kernels' %zu", c[1].smem_dynamic, c[0].smem_dynamic);
+}
+
 static void test_names(void)
 {
     mla_design d;
@@ -423,6 +460,7 @@ int main(void)
     test_fill();
     test_cmerge();
     test_walk_max();
+    test_pair_rule();
     if (failed) {
         printf("test_registry: %d check(s) failed\n", failed);
         return 1;

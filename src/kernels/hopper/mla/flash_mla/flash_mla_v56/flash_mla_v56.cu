@@ -72,5 +72,5 @@ constexpr fmh::Version kVersion = {"flash_mla_v56", nullptr,     0,         fmh:
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v56, 56, 1,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v56, 56, 0,
                  "hopper: v47, with the FlashMLA-schedule pair (v55's fmpair_cta) for one-split plans where s*h > 128")

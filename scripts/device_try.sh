@@ -9,7 +9,9 @@
 #   4. compute-sanitizer memcheck and synccheck on the first version at b=17,s=4,t=640,splits=1;
 #   5. FlashMLA beside each version and the base (scripts/flashmla_same_call.py --version, flush).
 # MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v56, the default version), MLA_TRY_ROWS (--only
-# rows, default s=2, 8, 16 and b=128,t=8192,s=2), MLA_TRY_PASSES (default 2).
+# rows, default s=2, 8, 16 and b=128,t=8192,s=2), MLA_TRY_PASSES (default 2); MLA_TRY_CHECKS_DEFAULT (more
+# --check shapes at the default tiling), MLA_TRY_TK (test_kernels' versions, default the tried ones),
+# MLA_TRY_SAN (the sanitizers' problem and tiling), MLA_TRY_FULL (versions timed on the whole table).
 # Why not device_run.sh's stages: its smoke cases run the default plans (which at those sizes are
 # mostly split plans, not the one-split pair loop a new version usually changes), its test stage is
 # all of ctest (minutes), and its anchor stage times one version; a first call wants the one-split
@@ -36,15 +38,30 @@ for v in ${VERS//,/ }; do
     echo "$v $c rc=$rc | $(grep -iE 'check' /tmp/try_c.txt | tail -1 | cut -c1-110)"
   done
 done
+# MLA_TRY_CHECKS_DEFAULT: more --check shapes (';'-separated), run with each version's default tiling
+# (a version whose new path only the auto plan takes, flash_mla_v57's parts for instance).
+IFS=';' read -r -a dshapes <<<"${MLA_TRY_CHECKS_DEFAULT:-}"
+for v in ${VERS//,/ }; do
+  for c in "${dshapes[@]}"; do
+    [ -z "$c" ] && continue
+    # shellcheck disable=SC2086
+    timeout 40 build/mla_var3 flash_mla "$v" $c --check >/tmp/try_c.txt 2>&1
+    rc=$?
+    [ $rc -ne 0 ] && bad=1
+    echo "$v $c (default tiling) rc=$rc | $(grep -iE 'check' /tmp/try_c.txt | tail -1 | cut -c1-110)"
+  done
+done
 [ $bad -ne 0 ] && { echo "checks failed: no tests, no timing"; exit 1; }
-MLA_VAR3_VERSIONS=$VERS timeout 120 build/tests/test_kernels >"$OUT/tk_full.txt" 2>&1
+TKV=${MLA_TRY_TK:-$VERS}
+MLA_VAR3_VERSIONS=$TKV timeout 120 build/tests/test_kernels >"$OUT/tk_full.txt" 2>&1
 echo "test_kernels full grid: rc=$? $(tail -1 "$OUT/tk_full.txt")"
-MLA_VAR3_GRID=small MLA_VAR3_TILING=splits=1 MLA_VAR3_VERSIONS=$VERS timeout 60 build/tests/test_kernels >"$OUT/tk_s1.txt" 2>&1
+MLA_VAR3_GRID=small MLA_VAR3_TILING=splits=1 MLA_VAR3_VERSIONS=$TKV timeout 60 build/tests/test_kernels >"$OUT/tk_s1.txt" 2>&1
 echo "test_kernels small grid, splits=1: rc=$? $(tail -1 "$OUT/tk_s1.txt")"
 first=${VERS%%,*}
 for t in memcheck synccheck; do
-  timeout 90 compute-sanitizer --tool $t build/mla_var3 flash_mla "$first" --b=17 --s=4 --t=640 --h=128 \
-    --tiling=splits=1 --check >"$OUT/san_$t.txt" 2>&1
+  # shellcheck disable=SC2086
+  timeout 90 compute-sanitizer --tool $t build/mla_var3 flash_mla "$first" \
+    ${MLA_TRY_SAN:---b=17 --s=4 --t=640 --h=128 --tiling=splits=1} --check >"$OUT/san_$t.txt" 2>&1
   echo "$t $first rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_$t.txt")"
 done
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
@@ -54,4 +71,11 @@ for v in $BASE ${VERS//,/ }; do
     --passes "${MLA_TRY_PASSES:-2}" --cool-ms 500 --only "$ROWS" >"$OUT/ab_$v.txt" 2>&1
   echo "== $v (rc=$?): b h t s | ours median first10 last10 | FlashMLA median first10 last10"
   grep -E "^\| [0-9]" "$OUT/ab_$v.txt" | cut -d'|' -f2-11
+done
+# MLA_TRY_FULL=a,b: each version's whole acceptance table beside FlashMLA (flush, MLA_TRY_FULL_PASSES).
+for v in ${MLA_TRY_FULL:+${MLA_TRY_FULL//,/ }}; do
+  PYTHONPATH=/tmp/site timeout 240 python3 scripts/flashmla_same_call.py --version "$v" --modes flush \
+    --passes "${MLA_TRY_FULL_PASSES:-2}" --cool-ms 500 >"$OUT/full_$v.txt" 2>&1
+  echo "== full table $v (rc=$?): b h t s | ours median first10 last10 | FlashMLA median first10 last10"
+  grep -E "^\| [0-9]" "$OUT/full_$v.txt" | cut -d'|' -f2-11
 done

@@ -37,6 +37,7 @@ extern const mla_kernel_version mla_kv_flash_mla_v47;
 extern const mla_kernel_version mla_kv_flash_mla_v54;
 extern const mla_kernel_version mla_kv_flash_mla_v55;
 extern const mla_kernel_version mla_kv_flash_mla_v56;
+extern const mla_kernel_version mla_kv_flash_mla_v57;
 extern const mla_kernel_version mla_kv_mla_var6_plus_v0;
 
 const mla_kernel_version *const mla_registry_table[] = {
@@ -73,6 +74,7 @@ const mla_kernel_version *const mla_registry_table[] = {
     &mla_kv_flash_mla_v54,
     &mla_kv_flash_mla_v55,
     &mla_kv_flash_mla_v56,
+    &mla_kv_flash_mla_v57,
     &mla_kv_mla_var6_plus_v0,
 };
 const int mla_registry_table_size = (int)(sizeof mla_registry_table / sizeof mla_registry_table[0]);

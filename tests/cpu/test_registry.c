@@ -436,6 +436,46 @@ static void test_pair_rule(void)
           "v56: the pair's shared memory %zu, v47's kernels' %zu", c[1].smem_dynamic, c[0].smem_dynamic);
 }
 
+/* flash_mla_v57 runs FlashMLA's split (CTA = row block x, part y of SMs / row blocks parts) for the
+ * auto tiling's one-split plans of 2-4 row blocks a request where the parts give the busiest SM
+ * less work, and v56's kernels and grids everywhere else. */
+static void test_parts_rule(void)
+{
+    const mla_kernel_version *v57 = mla_registry_find("flash_mla_v57"), *v56 = mla_registry_find("flash_mla_v56");
+    mla_device_info h200;
+    mla_problem pb;
+    if (!v57 || !v56 || mla_device_from_table("h200", &h200) != MLA_STATUS_OK ||
+        mla_problem_init(&pb, MLA_DESIGN_FLASH_MLA) != MLA_STATUS_OK) {
+        CHECK(0, "flash_mla_v57 / v56 / h200 / problem init: %s", mla_last_error());
+        return;
+    }
+    /* b, s, h, t, parts grid x, y (0: v56's grid) */
+    const int cases[][6] = {{32, 2, 128, 4096, 4, 33},  {64, 1, 128, 4096, 2, 66}, {128, 1, 128, 4096, 2, 66},
+                            {128, 2, 128, 8192, 4, 33}, {128, 1, 128, 8192, 2, 66}, {32, 4, 128, 4096, 0, 0},
+                            {32, 1, 128, 4096, 0, 0},   {128, 1, 16, 8192, 0, 0},  {32, 16, 128, 4096, 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int *k = cases[i];
+        pb.b = k[0], pb.s = k[1], pb.h = k[2], pb.t = k[3];
+        char why[256] = "";
+        mla_stage_config c, w;
+        memset(&c, 0, sizeof c);
+        memset(&w, 0, sizeof w);
+        const int ok = v57->validate(&v57->candidates[0], &pb, &h200, why, sizeof why) &&
+                       v57->stage_config(&v57->candidates[0], &pb, &h200, 0, &c) &&
+                       v56->stage_config(&v56->candidates[0], &pb, &h200, 0, &w);
+        const size_t ws57 = v57->workspace_bytes(&v57->candidates[0], &pb, &h200);
+        const size_t ws56 = v56->workspace_bytes(&v56->candidates[0], &pb, &h200);
+        if (k[4])
+            CHECK(ok && c.grid[0] == (unsigned)k[4] && c.grid[1] == (unsigned)k[5] && c.grid[2] == 1 && ws57 > ws56,
+                  "v57 b=%d s=%d h=%d t=%d: parts grid %ux%ux%u, want %dx%dx1, workspace %zu (%s)", k[0], k[1], k[2],
+                  k[3], c.grid[0], c.grid[1], c.grid[2], k[4], k[5], ws57, why);
+        else
+            CHECK(ok && memcmp(c.grid, w.grid, sizeof c.grid) == 0 && ws57 == ws56,
+                  "v57 b=%d s=%d h=%d t=%d: grid %ux%ux%u, v56's %ux%ux%u (%s)", k[0], k[1], k[2], k[3], c.grid[0],
+                  c.grid[1], c.grid[2], w.grid[0], w.grid[1], w.grid[2], why);
+    }
+}
+
 static void test_names(void)
 {
     mla_design d;
@@ -461,6 +501,7 @@ int main(void)
     test_cmerge();
     test_walk_max();
     test_pair_rule();
+    test_parts_rule();
     if (failed) {
         printf("test_registry: %d check(s) failed\n", failed);
         return 1;

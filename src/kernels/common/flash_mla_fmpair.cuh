@@ -94,22 +94,51 @@ __device__ __forceinline__ void take_max(const float *mb, Consumer &c, float &f0
     c.m_run1 = m1;
 }
 
+// Request r's segment of a part (FM_PARTS) for the row block at m0: its pages clipped to the row
+// block's causal pages, and where its result goes (slot >= 0 and partial: the fp32 partial slot of
+// a request cut between parts).
+__device__ __forceinline__ KvRange part_range(const LatentPolicy<DA, DB> &pol, const mla_sched_part &part,
+                                              const Plan &plan, const LatentArgs &a, int r, int m0, long long &slot,
+                                              int &partial)
+{
+    int bb = 0, be = 0, sidx = 0;
+    mla_sched_segment(&part, a.seqlens, a.t, BN, r, &bb, &be, &sidx);
+    const int ns = plan.prefix[r + 1] - plan.prefix[r];
+    KvRange kr;
+    kr.m0 = m0;
+    kr.m_last = min(m0 + BM, pol.rows) - 1;
+    const int nblk = (pol.row_limit(kr.m_last) + BN - 1) / BN;
+    kr.b0 = min(bb, nblk);
+    kr.b1 = max(kr.b0, min(be, nblk));
+    slot = ns >= 2 ? (long long)plan.pprefix[r] + sidx : -1;
+    partial = ns >= 2;
+    return kr;
+}
+
 // One CTA (NT threads, SMEM_BYTES of dynamic shared memory), Q by TMA (qmap), launched with PDL
 // (it waits for the previous grid before touching global memory). OPT: seesaw's softmax and
 // finish options (v47's one-split set).
-//   WK = false: the static split grid, CTA (row block x, split y, request z), one segment.
-//   WK = true: the walk (seesaw OPT_WALK's items): CTA x takes items x, x + gridDim.x, ... of
-//     b * row blocks (nsplits carries b), each a whole row block, one split.
+//   MODE = FM_STATIC: the static split grid, CTA (row block x, split y, request z), one segment.
+//   MODE = FM_WALK: the walk (seesaw OPT_WALK's items): CTA x takes items x, x + gridDim.x, ...
+//     of b * row blocks (nsplits carries b), each a whole row block, one split.
+//   MODE = FM_PARTS: FlashMLA's split (the scheduled grid of seesaw_cta<true>, flash_mla_v4's
+//     plan): CTA (row block x, part y) walks the request segments of part y of all requests'
+//     pages; a request cut between parts writes fp32 partials into slot pprefix[r] + split,
+//     merged by seesaw_combine; the others write their rows. The plan is written by the planner
+//     launched just before (griddepcontrol.wait orders the reads).
 //   NT = CONSUMERS: the two math warpgroups alone (up to 255 registers); NT = NTHREADS: a third
 //     warpgroup that leaves at once and gives its registers away (232 for the math warpgroups),
 //     so that the version's other kernels (v47's merge and walk) keep their 384-thread tile.
-template <long long OPT, bool WK = false, int NT = CONSUMERS>
+enum : int { FM_STATIC = 0, FM_WALK = 1, FM_PARTS = 2 };
+template <long long OPT, int MODE = FM_STATIC, int NT = CONSUMERS>
 __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
-                                           const TileOut &to, const CUtensorMap *qmap, const CUtensorMap *omap)
+                                           const TileOut &to, const CUtensorMap *qmap, const CUtensorMap *omap,
+                                           const Plan &plan = Plan{})
 {
     static_assert((OPT & OPT_ONE_FINISH) && (OPT & OPT_STAGED_STORE) && (OPT & OPT_Q_TMA),
                   "the fmpair CTA finishes as v41's one-split kernel does");
-    static_assert(!WK || (OPT & OPT_TMA_STORE), "the walk stores its bf16 rows by TMA (one split)");
+    constexpr bool WK = MODE == FM_WALK, PARTS = MODE == FM_PARTS;
+    static_assert(MODE == FM_STATIC || (OPT & OPT_TMA_STORE), "the walk and the parts store bf16 rows by TMA");
     static_assert(NT == CONSUMERS || NT == NTHREADS, "two math warpgroups, with or without an idle third");
     constexpr int T0 = NT - CONSUMERS;  // the math warpgroups' first thread
     extern __shared__ char smem_raw[];
@@ -147,19 +176,27 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
     const uint64_t kda = gmma_desc_sw128(ka, 16, 1024), kdb = gmma_desc_sw128(kb, 16, 1024);
     // Items (WK): item it is row block it % wk_nx of request it / wk_nx. Page A's boxes complete
     // once a pair, B's once a pair that has a B: phA / phB carry the phases across items.
-    const int wk_nx = WK ? (a.s * a.h + BM - 1) / BM : 1, wk_n = WK ? wk_nx * nsplits : 1;
+    // Parts (PARTS): it is the request, from the part's first to its last.
+    const int wk_nx = WK ? (a.s * a.h + BM - 1) / BM : 1;
+    mla_sched_part part = {0, 0, 0, 0, 0};
+    if (PARTS) part = plan.parts[blockIdx.y];
+    const int it0 = WK ? (int)blockIdx.x : PARTS ? part.r0 : 0;
+    const int it1 = WK ? wk_nx * nsplits : PARTS ? part.r1 + 1 : 1;
     int phA = 0, phB = 0;
-    for (int it = WK ? (int)blockIdx.x : 0, seg = 0; it < wk_n; it += WK ? (int)gridDim.x : 1, ++seg) {
-        int r = blockIdx.z, rbx = blockIdx.x;
+    for (int it = it0, seg = 0; it < it1; it += WK ? (int)gridDim.x : 1, ++seg) {
+        int r = PARTS ? it : (int)blockIdx.z, rbx = blockIdx.x;
         if (WK) {
             r = it / wk_nx;
             rbx = it - r * wk_nx;
-            // The last item's readers of Q and the stages are done (its finish's bulk stores
-            // have read the stages: their threads waited for that before this barrier).
-            if (seg > 0) named_bar_sync(1, CONSUMERS);
         }
+        // The last segment's readers of Q and the stages are done (its finish's bulk stores have
+        // read the stages: their threads waited for that before this barrier).
+        if (MODE != FM_STATIC && seg > 0) named_bar_sync(1, CONSUMERS);
         LatentPolicy<DA, DB> pol(&a, r);
-        const KvRange kr = kv_range(pol, rbx * BM, WK ? 0 : (int)blockIdx.y, WK ? 1 : nsplits);
+        long long slot = -1;
+        TileOut tseg = to;
+        const KvRange kr = PARTS ? part_range(pol, part, plan, a, r, rbx * BM, slot, tseg.partial)
+                                 : kv_range(pol, rbx * BM, WK ? 0 : (int)blockIdx.y, WK ? 1 : nsplits);
         const int np = kr.b1 - kr.b0;
         const int *bt = a.block_table + (long long)r * a.bt_stride;
         Consumer c = make_consumer(pol, kr, tid + 128);
@@ -320,8 +357,11 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 }
             }
         }
-        finish_pair<OPT>(pol, to, WK ? 1 : nsplits, WK ? 0 : (int)blockIdx.y, kr, c, red, sums, (uint32_t)(seg & 1),
-                         -1, o, own, sKA, omap);
+        if constexpr (PARTS)
+            finish_pair<OPT>(pol, tseg, 1, 0, kr, c, red, sums, (uint32_t)(seg & 1), slot, o, own, sKA, omap);
+        else
+            finish_pair<OPT>(pol, to, WK ? 1 : nsplits, WK ? 0 : (int)blockIdx.y, kr, c, red, sums,
+                             (uint32_t)(seg & 1), -1, o, own, sKA, omap);
         phA += (np + 1) >> 1;
         phB += np >> 1;
     }

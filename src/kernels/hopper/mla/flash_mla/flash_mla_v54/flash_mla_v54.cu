@@ -25,7 +25,7 @@ flash_mla_v54(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ 
               const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
               float sl2, TileOut to)
 {
-    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE, false, CONSUMERS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
+    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE, fmpair::FM_STATIC, CONSUMERS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
 }
 
 // The walk of one-split plans with 2-4 row blocks an SM (as v47's): fmpair_cta's item loop.
@@ -34,7 +34,7 @@ flash_mla_v54_walk(const __grid_constant__ CUtensorMap tmap, const __grid_consta
                    const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b, float sl2,
                    TileOut to)
 {
-    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE, true, CONSUMERS>(&tmap, a, b, sl2, to, &qmap, &omap);
+    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE, fmpair::FM_WALK, CONSUMERS>(&tmap, a, b, sl2, to, &qmap, &omap);
 }
 
 __global__ void __launch_bounds__(CONSUMERS, 1)

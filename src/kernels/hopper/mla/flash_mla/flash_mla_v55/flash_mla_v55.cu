@@ -23,7 +23,7 @@ flash_mla_v55(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ 
               const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
               float sl2, TileOut to)
 {
-    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE | OPT_P_STSM, false, NTHREADS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
+    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE | OPT_P_STSM, fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
 }
 
 __global__ void __launch_bounds__(NTHREADS, 1)
@@ -31,7 +31,7 @@ flash_mla_v55_walk(const __grid_constant__ CUtensorMap tmap, const __grid_consta
                    const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b, float sl2,
                    TileOut to)
 {
-    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE | OPT_P_STSM, true, NTHREADS>(&tmap, a, b, sl2, to, &qmap, &omap);
+    fmpair::fmpair_cta<kOpt | OPT_TMA_STORE | OPT_P_STSM, fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to, &qmap, &omap);
 }
 
 __global__ void __launch_bounds__(NTHREADS, 1)

@@ -52,7 +52,7 @@ flash_mla_v56_pair(const __grid_constant__ CUtensorMap tmap, const __grid_consta
                    const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
                    float sl2, TileOut to)
 {
-    fmpair::fmpair_cta<kPairOpt, false, NTHREADS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
+    fmpair::fmpair_cta<kPairOpt, fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
 }
 
 __global__ void __launch_bounds__(NTHREADS, 1)
@@ -60,7 +60,7 @@ flash_mla_v56_pair_walk(const __grid_constant__ CUtensorMap tmap, const __grid_c
                         const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b,
                         float sl2, TileOut to)
 {
-    fmpair::fmpair_cta<kPairOpt, true, NTHREADS>(&tmap, a, b, sl2, to, &qmap, &omap);
+    fmpair::fmpair_cta<kPairOpt, fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to, &qmap, &omap);
 }
 
 constexpr fmh::Version kVersion = {"flash_mla_v56", nullptr,     0,         fmh::flash_mla_hopper_combine_mlp<DA>,

@@ -54,4 +54,5 @@ constexpr fmh::Version kVersion = {"flash_mla_v54", nullptr,     0,         fmh:
 
 MLA_FMH_REGISTER(mla_kv_flash_mla_v54, 54, 1,
                  "hopper: one-split plans by a pair in FlashMLA's schedule (256 threads, serial softmaxes, P_A at "
-                 "B's max in its own box; walks 2-4 row blocks an SM); v47's merge kernel in 256-thread CTAs")
+                 "B's max in its own box; walks 2-4 row blocks an SM); v47's merge kernel in 256-thread CTAs (measured "
+                 "level with or behind v55)")

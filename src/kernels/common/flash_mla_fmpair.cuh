@@ -82,16 +82,14 @@ __device__ __forceinline__ uint32_t scale_bf16x2(uint32_t u, float f)
     return pack_bf16x2(__uint_as_float(u << 16) * f, __uint_as_float(u & 0xffff0000u) * f);
 }
 
-// The row max the other warpgroup published for this thread's rows, and the factors that take
-// values at our running max to it; our running max becomes it.
+// The first S of a segment: all nine boxes of the page at kd, each as it lands; committed.
 template <long long OPT>
-__device__ __forceinline__ void take_max(const float *mb, Consumer &c, float &f0, float &f1)
+__device__ __forceinline__ void issue_s(float (&s)[32], uint64_t qd, uint64_t kd, uint64_t *full, uint32_t parity)
 {
-    const float m0 = mb[c.r0], m1 = mb[c.r1];
-    f0 = fexp2<OPT>(c.m_run0 - finite_or_zero(m0));
-    f1 = fexp2<OPT>(c.m_run1 - finite_or_zero(m1));
-    c.m_run0 = m0;
-    c.m_run1 = m1;
+    wgmma_fence();
+#pragma unroll
+    for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kd, full, parity, cb, cb == 0);
+    wgmma_commit();
 }
 
 // Request r's segment of a part (FM_PARTS) for the row block at m0: its pages clipped to the row
@@ -219,12 +217,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         float f0, f1, g0, g1, ps0, ps1;
 
         if (wg == 0) {
-            if (np > 0) {
-                wgmma_fence();
-#pragma unroll
-                for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kda, fullA, pA0, cb, cb == 0);
-                wgmma_commit();
-            }
+            if (np > 0) issue_s<OPT>(s, qd, kda, fullA, pA0);
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
@@ -251,7 +244,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 // done, and P_A's box may be overwritten only then.
                 g0 = g1 = 1.f;
                 named_bar_sync(FB_SB, CONSUMERS);
-                if (hasB) take_max<OPT>(mb + BM, c, g0, g1);
+                if (hasB) adopt_max<OPT>(mb + BM, c, g0, g1);
                 if (__any_sync(0xffffffffu, g0 != 1.f || g1 != 1.f)) {
                     // (rare under the lazy max) PV(A,L) still reads pa: wait for it and scale
                     // in place rather than hold a second copy (16 registers more spilled at 232)
@@ -297,19 +290,14 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 }
             }
         } else {
-            if (np > 1) {
-                wgmma_fence();
-#pragma unroll
-                for (int cb = 0; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kdb, fullB, pB0, cb, cb == 0);
-                wgmma_commit();
-            }
+            if (np > 1) issue_s<OPT>(s, qd, kdb, fullB, pB0);
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
                 named_bar_sync(FB_SA, CONSUMERS);
-                take_max<OPT>(mb, c, f0, f1);  // O_R and the row sums to A's max
+                adopt_max<OPT>(mb, c, f0, f1);  // O_R and the row sums to A's max
                 wgmma_wait<0>();               // S_B (issued at the end of the last pair)
                 reg_fence(s);
                 if (hasB) {
@@ -369,3 +357,49 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
 
 }  // namespace fmpair
 }  // namespace mla
+
+// The kernels of flash_mla_v56 under a version's name (the __global__ functions carry the name of
+// the version that launches them: DESIGN.md), for v56 and the versions built on it: v41's one-split
+// kernel (PDL), v44's walk (no griddepcontrol.wait, never launched with PDL), v41's merge kernel,
+// and the FlashMLA-schedule pair's static grid and walk (both PDL). OPT: v41's one-split options.
+#define MLA_FMPAIR_V56_KERNELS(name, OPT)                                                                           \
+    __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
+    name(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,                       \
+         const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits, float sl2,   \
+         TileOut to)                                                                                               \
+    {                                                                                                              \
+        seesaw_cta<false, (OPT) | OPT_TMA_STORE, NTHREADS, PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap,  \
+                                                                      &omap);                                     \
+    }                                                                                                              \
+    __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
+    name##_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,                \
+                const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b, float sl2,  \
+                TileOut to)                                                                                        \
+    {                                                                                                              \
+        seesaw_cta<false, (OPT) | OPT_TMA_STORE | OPT_WALK, NTHREADS, PDLM_OFF>(&tmap, a, b, sl2, to, Plan{},     \
+                                                                                &qmap, &omap);                    \
+    }                                                                                                              \
+    __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
+    name##_merge(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,               \
+                 const __grid_constant__ LatentArgs a, int nsplits, float sl2, TileOut to)                         \
+    {                                                                                                              \
+        seesaw_cta<false, ((OPT) & ~OPT_SPEC_B) | OPT_CMERGE | OPT_CM_PUSH | OPT_CM_L2 | OPT_CM_SENTMAX, NTHREADS, \
+                   PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);                                         \
+    }                                                                                                              \
+    __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
+    name##_pair(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,                \
+                const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,       \
+                float sl2, TileOut to)                                                                             \
+    {                                                                                                              \
+        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM, fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits,    \
+                                                                                             sl2, to, &qmap,     \
+                                                                                             &omap);             \
+    }                                                                                                              \
+    __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
+    name##_pair_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,           \
+                     const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b,        \
+                     float sl2, TileOut to)                                                                        \
+    {                                                                                                              \
+        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM, fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to,   \
+                                                                                           &qmap, &omap);        \
+    }

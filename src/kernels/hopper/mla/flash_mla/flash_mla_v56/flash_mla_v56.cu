@@ -19,49 +19,9 @@ using namespace mla;
 using namespace mla::seesaw;
 
 constexpr long long kOpt = OPT_V6 | OPT_LAZY_MAX | OPT_Q_TMA | OPT_ONE_FINISH | OPT_NOMAX;  // v41's
-constexpr long long kMergeOpt = (kOpt & ~OPT_SPEC_B) | OPT_CMERGE | OPT_CM_PUSH | OPT_CM_L2 | OPT_CM_SENTMAX;  // v41's
-constexpr long long kPairOpt = kOpt | OPT_TMA_STORE | OPT_P_STSM;  // v55's
 
-// v41's one-split kernel (PDL) and v44's walk (no griddepcontrol.wait, so never launched with PDL).
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v56(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-              const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
-              float sl2, TileOut to)
-{
-    seesaw_cta<false, kOpt | OPT_TMA_STORE, NTHREADS, PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap, &omap);
-}
-
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v56_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-                   const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b, float sl2,
-                   TileOut to)
-{
-    seesaw_cta<false, kOpt | OPT_TMA_STORE | OPT_WALK, NTHREADS, PDLM_OFF>(&tmap, a, b, sl2, to, Plan{}, &qmap, &omap);
-}
-
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v56_merge(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-                    const __grid_constant__ LatentArgs a, int nsplits, float sl2, TileOut to)
-{
-    seesaw_cta<false, kMergeOpt, NTHREADS, PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);
-}
-
-// v55's pair: the static grid and the walk, both launched with PDL.
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v56_pair(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-                   const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
-                   float sl2, TileOut to)
-{
-    fmpair::fmpair_cta<kPairOpt, fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
-}
-
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v56_pair_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-                        const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b,
-                        float sl2, TileOut to)
-{
-    fmpair::fmpair_cta<kPairOpt, fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to, &qmap, &omap);
-}
+// flash_mla_v56, _walk, _merge (v47's kernels) and _pair, _pair_walk (v55's pair).
+MLA_FMPAIR_V56_KERNELS(flash_mla_v56, kOpt)
 
 constexpr fmh::Version kVersion = {"flash_mla_v56", nullptr,     0,         fmh::flash_mla_hopper_combine_mlp<DA>,
                                    nullptr,         0,           nullptr,   MSMEM_BYTES,

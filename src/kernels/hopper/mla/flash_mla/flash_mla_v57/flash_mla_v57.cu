@@ -22,47 +22,10 @@ using namespace mla;
 using namespace mla::seesaw;
 
 constexpr long long kOpt = OPT_V6 | OPT_LAZY_MAX | OPT_Q_TMA | OPT_ONE_FINISH | OPT_NOMAX;  // v41's
-constexpr long long kMergeOpt = (kOpt & ~OPT_SPEC_B) | OPT_CMERGE | OPT_CM_PUSH | OPT_CM_L2 | OPT_CM_SENTMAX;  // v41's
-constexpr long long kPairOpt = kOpt | OPT_TMA_STORE | OPT_P_STSM;  // v55's
 
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v57(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-              const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
-              float sl2, TileOut to)
-{
-    seesaw_cta<false, kOpt | OPT_TMA_STORE, NTHREADS, PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap, &omap);
-}
-
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v57_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-                   const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b, float sl2,
-                   TileOut to)
-{
-    seesaw_cta<false, kOpt | OPT_TMA_STORE | OPT_WALK, NTHREADS, PDLM_OFF>(&tmap, a, b, sl2, to, Plan{}, &qmap, &omap);
-}
-
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v57_merge(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-                    const __grid_constant__ LatentArgs a, int nsplits, float sl2, TileOut to)
-{
-    seesaw_cta<false, kMergeOpt, NTHREADS, PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);
-}
-
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v57_pair(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-                   const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,
-                   float sl2, TileOut to)
-{
-    fmpair::fmpair_cta<kPairOpt, fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits, sl2, to, &qmap, &omap);
-}
-
-__global__ void __launch_bounds__(NTHREADS, 1)
-flash_mla_v57_pair_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,
-                        const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b,
-                        float sl2, TileOut to)
-{
-    fmpair::fmpair_cta<kPairOpt, fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to, &qmap, &omap);
-}
+// flash_mla_v57, _walk, _merge (v47's kernels) and _pair, _pair_walk (v55's pair).
+MLA_FMPAIR_V56_KERNELS(flash_mla_v57, kOpt)
+constexpr long long kPairOpt = kOpt | OPT_TMA_STORE | OPT_P_STSM;  // the pair's (v55's)
 
 // FlashMLA's split: the planner (launched without PDL: the previous call is complete; the main
 // kernel may launch at once and reads the plan after griddepcontrol.wait), the parts, the merge.

@@ -1,12 +1,13 @@
 // A flash_mla CTA whose page pair follows FlashMLA's SM90 dense decode schedule as a whole
-// (flash_mla_v54; plan: docs/knowledge/tiers/hopper/flash_mla_fmpair_plan.md, what each partial
-// move towards it measured: flashmla_pair_vs_seesaw.md). Every piece of that schedule grafted
+// (flash_mla_v54-v57, v56 the default; plan: docs/knowledge/tiers/hopper/flash_mla_fmpair_plan.md,
+// what each partial move towards it measured: flashmla_pair_vs_seesaw.md). Every piece of that schedule grafted
 // onto seesaw_cta alone measured level or slower (v25, v34, v37, v51, v52, v53); the pieces lean
 // on each other, so this is a kernel of its own, small enough that ptxas schedules its loops
 // without seesaw_cta's thirty options around them.
 //
-// 256 threads, two math warpgroups, no producer warpgroup. Warpgroup 0 owns page A (stage 0) and
-// O's columns 0-255, warpgroup 1 page B (stage 1) and columns 256-511. One pair:
+// Two math warpgroups (with NT = 384 also an idle third that gives its registers away; see
+// fmpair_cta). Warpgroup 0 owns page A (stage 0) and O's columns 0-255, warpgroup 1 page B
+// (stage 1) and columns 256-511. One pair:
 //   wg0: softmax A -> "scale A" -> PV(A,L) from registers -> "scale B" -> P_A, rescaled to B's
 //        max, into its own box -> "P_A" -> (PV(A,L) done: reload A's 0-3 + 8) -> "issued" ->
 //        PV(B,L) from P_B -> S_A' boxes 0-3 -> (PV(B,L) done: reload B's 0-3 + 8) -> S_A' 4-8.
@@ -20,8 +21,10 @@
 // Deviations from FlashMLA, each its own later build if this one pays: Q's RoPE box stays in
 // shared memory (FlashMLA keeps it in registers and puts P_B there; here P_B takes page B's RoPE
 // box and P_A an 8 KB box of its own, 227 KB in all); the softmax is ours (OPT_NOMAX's lazy max,
-// no row max in the common case, instead of the exact max); the static split grid only (one
-// segment a CTA; FlashMLA's CTAs walk page ranges across requests).
+// no row max in the common case, instead of the exact max). Three ways to feed it (fmpair_cta's
+// MODE): the static split grid, the walk of whole row blocks, and FlashMLA's split of all
+// requests' pages into parts (flash_mla_v57: correct, and slower at its first build).
+// MLA_FMPAIR_V56_KERNELS (below) defines the default's kernel set under a version's name.
 #pragma once
 #include "flash_mla_seesaw.cuh"
 

@@ -81,7 +81,7 @@ int v_validate(const mla_tiling *t, const mla_problem *pb, const mla_device_info
     if (!fmh::validate(kVersion, t, pb, d, w, wl)) return 0;
     if (parts(t, pb, d) && d && d->smem_per_block_optin && d->smem_per_block_optin < fmpair::SMEM_BYTES)
         return why(w, wl, "flash_mla_v57 needs %zu bytes of shared memory per block, the device allows %zu",
-                        fmpair::SMEM_BYTES, (size_t)d->smem_per_block_optin);
+                   fmpair::SMEM_BYTES, (size_t)d->smem_per_block_optin);
     return 1;
 }
 

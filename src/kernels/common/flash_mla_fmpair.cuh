@@ -173,6 +173,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
     const uint32_t q_base = smem_addr(smem + OFF_Q), ka = smem_addr(sKA), kb = smem_addr(sKB);
     const uint32_t pa_base = smem_addr(sPA);
+    // OPT_L2_EVICT (flash_mla_v58, v61): pages and Q evict-first; every page here feeds 3+ row blocks.
+    const uint64_t l2pol = (OPT & OPT_L2_EVICT) ? l2_evict_first() : 0;
+    constexpr long long LOPT = OPT & ~OPT_L2_PLAIN1;  // (never 0 here: every load hinted)
     const uint64_t qd = gmma_desc_sw128(q_base, 16, 1024);
     const uint64_t kda = gmma_desc_sw128(ka, 16, 1024), kdb = gmma_desc_sw128(kb, 16, 1024);
     // Items (WK): item it is row block it % wk_nx of request it / wk_nx. Page A's boxes complete
@@ -205,9 +208,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         if (tid == 0) {
             // Q even when there is no page: every thread waits for it, so that no TMA still
             // writes into this CTA's shared memory when it exits.
-            load_q_tma(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h);
-            if (np > 0) load_boxes(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu);
-            if (np > 1) load_boxes(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu);
+            load_q_tma<LOPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
+            if (np > 0) load_boxes<LOPT>(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu, l2pol);
+            if (np > 1) load_boxes<LOPT>(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu, l2pol);
         }
         wait_parity(qbar, (uint32_t)(seg & 1));
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
@@ -266,7 +269,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
-                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY0);
+                if (nextA && own == 0) load_boxes<LOPT>(tmap, sKA, fullA, pgA, A_BY0, l2pol);
                 c.l_run0 *= g0;
                 c.l_run1 *= g1;
                 rescale_o<OPT>(o, g0, g1);
@@ -284,7 +287,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                 }
                 reg_fence(o);
-                if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY0);
+                if (nextB && own == 0) load_boxes<LOPT>(tmap, sKB, fullB, pgB, B_BY0, l2pol);
                 if (nextA) {
                     wgmma_fence();
 #pragma unroll
@@ -332,11 +335,11 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     named_bar_arrive(FB_IS, CONSUMERS);
                     wgmma_wait<1>();
                     reg_fence(pa);
-                    if (nextB && own == 0) load_boxes(tmap, sKB, fullB, pgB, B_BY1);
+                    if (nextB && own == 0) load_boxes<LOPT>(tmap, sKB, fullB, pgB, B_BY1, l2pol);
                 }
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0) load_boxes(tmap, sKA, fullA, pgA, A_BY1);
+                if (nextA && own == 0) load_boxes<LOPT>(tmap, sKA, fullA, pgA, A_BY1, l2pol);
                 if (nextB) {  // S_B': B's late boxes first (reloaded above), then warpgroup 0's
                     wgmma_fence();
 #pragma unroll
@@ -364,8 +367,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
 // The kernels of flash_mla_v56 under a version's name (the __global__ functions carry the name of
 // the version that launches them: DESIGN.md), for v56 and the versions built on it: v41's one-split
 // kernel (PDL), v44's walk (no griddepcontrol.wait, never launched with PDL), v41's merge kernel,
-// and the FlashMLA-schedule pair's static grid and walk (both PDL). OPT: v41's one-split options.
-#define MLA_FMPAIR_V56_KERNELS(name, OPT)                                                                           \
+// and the FlashMLA-schedule pair's static grid and walk (both PDL). OPT: v41's one-split options;
+// PAIR_OPT: options of the pair kernels alone (OPT_L2_EVICT).
+#define MLA_FMPAIR_KERNELS(name, OPT, PAIR_OPT)                                                                           \
     __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
     name(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,                       \
          const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits, float sl2,   \
@@ -394,7 +398,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,       \
                 float sl2, TileOut to)                                                                             \
     {                                                                                                              \
-        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM, fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits,    \
+        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM | (PAIR_OPT), fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits,    \
                                                                                              sl2, to, &qmap,     \
                                                                                              &omap);             \
     }                                                                                                              \
@@ -403,6 +407,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                      const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b,        \
                      float sl2, TileOut to)                                                                        \
     {                                                                                                              \
-        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM, fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to,   \
+        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM | (PAIR_OPT), fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to,   \
                                                                                            &qmap, &omap);        \
     }
+
+// flash_mla_v56's set (v56, v57); v58 adds a pair-only option (PAIR_OPT).
+#define MLA_FMPAIR_V56_KERNELS(name, OPT) MLA_FMPAIR_KERNELS(name, OPT, 0)

@@ -132,7 +132,13 @@ enum : long long {
     OPT_ST16 = 1073741824,        // bf16 rows stored from registers in 16-byte pieces (flash_mla_v21)
     // From the twenty-fourth session the mask is a long long (every kernel's SASS unchanged by
     // the widening, cuobjdump md5 of v3, v22, v24, v35, v40 and v41); the bits from 2^31 up:
-    OPT_WALK = 2147483648LL       // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
+    OPT_WALK = 2147483648LL,      // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
+    // From the thirtieth session:
+    OPT_L2_EVICT = 137438953472LL,  // pages and Q by TMA with an L2 policy hint (v58: the pair; v61: all, l2_page_policy)
+    OPT_L2_PLAIN1 = 549755813888LL  // with OPT_L2_EVICT: no hint at all where a page feeds one row block (flash_mla_v62)
+    // (274877906944 was OPT_FM_Q8's, fmpair_cta's Q RoPE box in registers with P_B in its place,
+    // measured and removed in the thirtieth session: flash_mla_v59, 0.4-2.7 % slower; code in
+    // docs/bench/h200-2026-12-02-s30/v59_q8_regs.patch.)
     // (4294967296 was OPT_WALK_PRE's, measured and removed in the same session: probe mask
     // 6530548991 = 2235581695 (v41's one-split mask + OPT_WALK) + it.)
     // (8589934592 was OPT_STAG's and 17179869184 OPT_NEXTQ's, measured and removed in the
@@ -497,14 +503,81 @@ __device__ long long g_v3_wk[16][5];
 // [b][s][h][576] (fmh::q_tmap), each box 64 (s, h) rows deep: {64 dims, h rows, 64/h
 // tokens} when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. Rows past the
 // request's s tokens are zero-filled (and masked: their limit is 0).
-__device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0, int h)
+// OPT_L2_EVICT (flash_mla_v58's pair, v60's kernels): TMA loads with an L2 evict-first policy,
+// as FlashMLA loads its pages and Q. A page is read by the row blocks of its request at about the
+// same time and never again in the call; evict-first lines are the first replaced, so the call
+// streams through few lines of each L2 set and leaves the rest (the previous kernel's lines,
+// dirty ones included, which would otherwise be written back during the call) in place.
+__device__ __forceinline__ uint64_t l2_evict_first()
 {
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, qbar,
-                                   (uint32_t)TILE_BYTES);
+    uint64_t pol;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    return pol;
+}
+__device__ __forceinline__ void tma_load_2d_hint(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar,
+                                                 uint64_t pol)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+        " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+        "l"(map), "r"(c0), "r"(c1), "r"(bar), "l"(pol)
+        : "memory");
+}
+__device__ __forceinline__ void tma_load_4d_hint(uint32_t dst, const CUtensorMap *map, int c0, int c1, int c2, int c3,
+                                                 uint32_t bar, uint64_t pol)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+        " [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
+        "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "l"(pol)
+        : "memory");
+}
+
+// The policy of a seesaw kernel's loads under OPT_L2_EVICT (flash_mla_v61): evict-first where a
+// page feeds two or more row blocks of its request (s * h > 64), the default (evict-normal)
+// where it feeds one (h = 16 at s <= 4). Measured (thirtieth session, flash_mla_v60, evict-first
+// everywhere, same call as v56): b=64,s=1 124.1 against 125.7 us and b=32,s=2 114.6 against
+// 118.9, but h=16 4.4-4.8 % slower (t=8192: 311.0 against 297.9). Why one reader loses is not
+// measured.
+// OPT_L2_PLAIN1 (flash_mla_v62): 0 there instead, and the loads carry no hint (v61's evict-normal
+// hint was still 1.4 % slower than no hint on both h=16 rows, same call).
+template <long long OPT>
+__device__ __forceinline__ uint64_t l2_page_policy(const LatentArgs &a)
+{
+    if ((long long)a.s * a.h > BM) return l2_evict_first();
+    if constexpr ((OPT & OPT_L2_PLAIN1) != 0) return 0;
+    uint64_t pol;
+    asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(pol));
+    return pol;
+}
+
+// Q by TMA; with OPT_L2_EVICT under the L2 policy `pol` (l2_evict_first, l2_page_policy), and
+// with OPT_L2_PLAIN1 too, without a hint where pol is 0.
+__device__ __forceinline__ void q_boxes_plain(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0, int h)
+{
 #pragma unroll
     for (int c = 0; c < NBOX; ++c) {
         const int32_t crd[4] = {c * 64, m0 % h, m0 / h, r};
         ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, sQ + c * BOX_BYTES, qmap, crd, qbar);
+    }
+}
+template <long long OPT = 0>
+__device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0, int h,
+                                           uint64_t pol = 0)
+{
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, qbar,
+                                   (uint32_t)TILE_BYTES);
+    if constexpr ((OPT & OPT_L2_EVICT) != 0) {
+        if ((OPT & OPT_L2_PLAIN1) && pol == 0) {
+            q_boxes_plain(qmap, sQ, qbar, r, m0, h);
+        } else {
+#pragma unroll
+            for (int c = 0; c < NBOX; ++c)
+                tma_load_4d_hint(smem_addr(sQ + c * BOX_BYTES), qmap, c * 64, m0 % h, m0 / h, r, smem_addr(qbar),
+                                 pol);
+        }
+    } else {
+        q_boxes_plain(qmap, sQ, qbar, r, m0, h);
     }
 }
 
@@ -534,16 +607,27 @@ __device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32
 
 // TMA of the boxes in `mask` of one page into a stage (one thread). Each box completes on its
 // own barrier; the caller is the last reader of those boxes, so no "empty" handshake is needed.
+template <long long OPT = 0>
 __device__ __forceinline__ void load_boxes(const CUtensorMap *tmap, char *stage, uint64_t *full, int page,
-                                           unsigned mask)
+                                           unsigned mask, uint64_t pol = 0)
 {
 #pragma unroll
     for (int c = 0; c < NBOX; ++c) {
         if (!(mask >> c & 1u)) continue;
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[c],
                                        (uint32_t)BOX_BYTES);
-        const int32_t crd[2] = {c * 64, page * BN};
-        ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, stage + c * BOX_BYTES, tmap, crd, &full[c]);
+        if constexpr ((OPT & OPT_L2_EVICT) != 0) {
+            if ((OPT & OPT_L2_PLAIN1) && pol == 0) {
+                const int32_t crd[2] = {c * 64, page * BN};
+                ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, stage + c * BOX_BYTES, tmap, crd,
+                                          &full[c]);
+            } else {
+                tma_load_2d_hint(smem_addr(stage + c * BOX_BYTES), tmap, c * 64, page * BN, smem_addr(&full[c]), pol);
+            }
+        } else {
+            const int32_t crd[2] = {c * 64, page * BN};
+            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, stage + c * BOX_BYTES, tmap, crd, &full[c]);
+        }
     }
 }
 
@@ -1482,12 +1566,12 @@ __device__ __forceinline__ void mcast_release(uint64_t *bar)
 // (`empty`: the group's release barrier).
 template <long long OPT>
 __device__ __forceinline__ void group_done(const CUtensorMap *tmap, char *sK, uint64_t *full, int pg, unsigned mask,
-                                           uint64_t *empty)
+                                           uint64_t *empty, uint64_t pol = 0)
 {
     if (OPT & OPT_MCAST)
         mcast_release<OPT>(empty);
     else
-        load_boxes(tmap, sK, full, pg, mask);
+        load_boxes<OPT>(tmap, sK, full, pg, mask, pol);
 }
 
 // One CTA of a seesaw kernel (384 threads, SMEM_BYTES of dynamic shared memory; tmap is the
@@ -1632,6 +1716,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
     const uint32_t q_base = smem_addr(smem + OFF_Q);
     const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
+    const uint64_t l2pol = (OPT & OPT_L2_EVICT) ? l2_page_policy<OPT>(a) : 0;
     V3_CTA(1);
     V3_MK(0);
     // Phase bookkeeping across segments: page A's boxes complete once per pair, B's once per
@@ -1679,14 +1764,14 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (!MC && tid == 128) {  // (OPT_MCAST: the producer's)
             // Q even when there is no page: every consumer waits for it, so that no TMA is
             // still writing into this CTA's shared memory when it exits.
-            if (QT) load_q_tma(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h);
-            if (np > 0) load_boxes(tmap, sKA, fullA, bt_at<PDLM>(bt + kr.b0), 0x1ffu);
-            if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu);
+            if (QT) load_q_tma<OPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
+            if (np > 0) load_boxes<OPT>(tmap, sKA, fullA, bt_at<PDLM>(bt + kr.b0), 0x1ffu, l2pol);
+            if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes<OPT>(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu, l2pol);
         }
         if (QT) {
             wait_parity(qbar, WK ? (uint32_t)(seg & 1) : 0u);  // one phase a segment (OPT_WALK: an item)
             if ((OPT & OPT_LATE_B) && tid == 128 && np > 1)
-                load_boxes(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu);
+                load_boxes<OPT>(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu, l2pol);
         } else {
             if ((OPT & OPT_EARLY_FILL) && (OPT & OPT_Q_BATCH))
                 load_q_batched<CONSUMERS>(pol, kr.m0, c.ct, smem + OFF_Q);
@@ -1730,7 +1815,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 2);
                 reg_fence(o);
                 reg_fence(pa);
-                if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY0, &empty[0]);
+                if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY0, &empty[0], l2pol);
                 if (hasB) {
                     named_bar_sync(BAR_PB, CONSUMERS);
                     V3_TR(0, i >> 1, 3);
@@ -1747,7 +1832,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                     reg_fence(o);
                     V3_TR(0, i >> 1, 4);
-                    if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY0, &empty[2]);
+                    if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY0, &empty[2], l2pol);
                     if (nextA) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                     V3_TR(0, i >> 1, 5);
                     wgmma_wait<0>();
@@ -1766,7 +1851,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                 }
                 reg_fence(o);
-                if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY0, &empty[2]);
+                if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY0, &empty[2], l2pol);
                 if (nextA) issue_qk<4, NBOX, OPT>(s, q_base, ka, fullA, parA ^ 1);
                 V3_TR(0, i >> 1, 5);
                 wgmma_wait<0>();
@@ -1831,7 +1916,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(1, i >> 1, 1);
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY1, &empty[1]);
+                if (nextA && own == 0) group_done<OPT>(tmap, sKA, fullA, pgA, A_BY1, &empty[1], l2pol);
                 V3_TR(1, i >> 1, 2);
                 if (hasB) {
                     c.l_run0 = c.l_run0 * g0 + ps0;
@@ -1842,7 +1927,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
-                if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY1, &empty[3]);
+                if (nextB && own == 0) group_done<OPT>(tmap, sKB, fullB, pgB, B_BY1, &empty[3], l2pol);
                 V3_TR(1, i >> 1, 3);
                 // The next S_B: its boxes arrive from both consumers' reloads just issued; it
                 // runs under consumer 0's next softmax.

@@ -412,3 +412,14 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
 
 // flash_mla_v56's set (v56, v57); v58 adds a pair-only option (PAIR_OPT).
 #define MLA_FMPAIR_V56_KERNELS(name, OPT) MLA_FMPAIR_KERNELS(name, OPT, 0)
+
+// The fmh::Version of that kernel set under a version's name (v56, v57, v58, v61): the split-merge
+// kernel for split plans, v47's walk (at most 4 row blocks a CTA, launched without PDL), the pair
+// where s * h > 128 (pair_sh), PDL on every main kernel.
+#define MLA_FMPAIR_V56_VERSION(name)                                                                      \
+    constexpr fmh::Version kVersion = {#name,        nullptr,     0,          fmh::flash_mla_hopper_combine_mlp<DA>, \
+                                       nullptr,      0,           nullptr,    MSMEM_BYTES,                           \
+                                       name##_merge, MSMEM_BYTES, CM_WS_CTA,  nullptr,                               \
+                                       0,            nullptr,     NTHREADS,   true,                                  \
+                                       name,         name##_walk, 4,          false,                                 \
+                                       name##_pair,  name##_pair_walk, fmpair::SMEM_BYTES, 128}

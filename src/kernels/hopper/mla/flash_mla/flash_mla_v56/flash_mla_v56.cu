@@ -23,12 +23,7 @@ constexpr long long kOpt = OPT_V6 | OPT_LAZY_MAX | OPT_Q_TMA | OPT_ONE_FINISH | 
 // flash_mla_v56, _walk, _merge (v47's kernels) and _pair, _pair_walk (v55's pair).
 MLA_FMPAIR_V56_KERNELS(flash_mla_v56, kOpt)
 
-constexpr fmh::Version kVersion = {"flash_mla_v56", nullptr,     0,         fmh::flash_mla_hopper_combine_mlp<DA>,
-                                   nullptr,         0,           nullptr,   MSMEM_BYTES,
-                                   flash_mla_v56_merge, MSMEM_BYTES, CM_WS_CTA, nullptr,
-                                   0,               nullptr,     NTHREADS,  true,
-                                   flash_mla_v56,   flash_mla_v56_walk, 4, false,
-                                   flash_mla_v56_pair, flash_mla_v56_pair_walk, fmpair::SMEM_BYTES, 128};
+MLA_FMPAIR_V56_VERSION(flash_mla_v56);
 
 }  // namespace
 

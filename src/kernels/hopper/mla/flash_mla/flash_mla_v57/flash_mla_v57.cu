@@ -53,12 +53,7 @@ flash_mla_v57_combine(const __grid_constant__ LatentArgs a, long long rows, Plan
     seesaw_combine<true>(a, rows, plan, ws_o, ws_lse);
 }
 
-constexpr fmh::Version kVersion = {"flash_mla_v57", nullptr,     0,         fmh::flash_mla_hopper_combine_mlp<DA>,
-                                   nullptr,         0,           nullptr,   MSMEM_BYTES,
-                                   flash_mla_v57_merge, MSMEM_BYTES, CM_WS_CTA, nullptr,
-                                   0,               nullptr,     NTHREADS,  true,
-                                   flash_mla_v57,   flash_mla_v57_walk, 4, false,
-                                   flash_mla_v57_pair, flash_mla_v57_pair_walk, fmpair::SMEM_BYTES, 128};
+MLA_FMPAIR_V56_VERSION(flash_mla_v57);
 
 // FlashMLA's split where it fills more SMs: the auto tiling (splits = 0) whose plan is one split,
 // 2-4 row blocks a request (64 < s * h <= 256, Q by TMA), and at least 1 % less work for the

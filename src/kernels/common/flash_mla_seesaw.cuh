@@ -502,11 +502,12 @@ __device__ long long g_v3_wk[16][5];
 // [b][s][h][576] (fmh::q_tmap), each box 64 (s, h) rows deep: {64 dims, h rows, 64/h
 // tokens} when h divides 64, {64 dims, 64 heads, 1 token} when 64 divides h. Rows past the
 // request's s tokens are zero-filled (and masked: their limit is 0).
-// OPT_L2_EVICT (flash_mla_v58's pair, v60's kernels): TMA loads with an L2 evict-first policy,
+// OPT_L2_EVICT (flash_mla_v58's pair, v61's kernels): TMA loads with an L2 evict-first policy,
 // as FlashMLA loads its pages and Q. A page is read by the row blocks of its request at about the
-// same time and never again in the call; evict-first lines are the first replaced, so the call
-// streams through few lines of each L2 set and leaves the rest (the previous kernel's lines,
-// dirty ones included, which would otherwise be written back during the call) in place.
+// same time and never again in the call. The reading it was built on (not measured): evict-first
+// lines are the first replaced, so the call streams through few lines of each L2 set and leaves
+// the rest (the previous kernel's lines, dirty ones included, otherwise written back during the
+// call) in place. Measured: b=32,s=2 3.5 % faster, the compute-bound rows level (devlog, s30).
 __device__ __forceinline__ uint64_t l2_evict_first()
 {
     uint64_t pol;

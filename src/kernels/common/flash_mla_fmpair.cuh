@@ -175,6 +175,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
     const uint32_t pa_base = smem_addr(sPA);
     // OPT_L2_EVICT (flash_mla_v58, v61): pages and Q evict-first; every page here feeds 3+ row blocks.
     const uint64_t l2pol = (OPT & OPT_L2_EVICT) ? l2_evict_first() : 0;
+    constexpr long long LOPT = OPT & ~OPT_L2_PLAIN1;  // (never 0 here: every load hinted)
     const uint64_t qd = gmma_desc_sw128(q_base, 16, 1024);
     const uint64_t kda = gmma_desc_sw128(ka, 16, 1024), kdb = gmma_desc_sw128(kb, 16, 1024);
     // Items (WK): item it is row block it % wk_nx of request it / wk_nx. Page A's boxes complete
@@ -207,9 +208,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         if (tid == 0) {
             // Q even when there is no page: every thread waits for it, so that no TMA still
             // writes into this CTA's shared memory when it exits.
-            load_q_tma<OPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
-            if (np > 0) load_boxes<OPT>(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu, l2pol);
-            if (np > 1) load_boxes<OPT>(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu, l2pol);
+            load_q_tma<LOPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
+            if (np > 0) load_boxes<LOPT>(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu, l2pol);
+            if (np > 1) load_boxes<LOPT>(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu, l2pol);
         }
         wait_parity(qbar, (uint32_t)(seg & 1));
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
@@ -268,7 +269,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
-                if (nextA && own == 0) load_boxes<OPT>(tmap, sKA, fullA, pgA, A_BY0, l2pol);
+                if (nextA && own == 0) load_boxes<LOPT>(tmap, sKA, fullA, pgA, A_BY0, l2pol);
                 c.l_run0 *= g0;
                 c.l_run1 *= g1;
                 rescale_o<OPT>(o, g0, g1);
@@ -286,7 +287,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                 }
                 reg_fence(o);
-                if (nextB && own == 0) load_boxes<OPT>(tmap, sKB, fullB, pgB, B_BY0, l2pol);
+                if (nextB && own == 0) load_boxes<LOPT>(tmap, sKB, fullB, pgB, B_BY0, l2pol);
                 if (nextA) {
                     wgmma_fence();
 #pragma unroll
@@ -334,11 +335,11 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     named_bar_arrive(FB_IS, CONSUMERS);
                     wgmma_wait<1>();
                     reg_fence(pa);
-                    if (nextB && own == 0) load_boxes<OPT>(tmap, sKB, fullB, pgB, B_BY1, l2pol);
+                    if (nextB && own == 0) load_boxes<LOPT>(tmap, sKB, fullB, pgB, B_BY1, l2pol);
                 }
                 wgmma_wait<0>();
                 reg_fence(o);
-                if (nextA && own == 0) load_boxes<OPT>(tmap, sKA, fullA, pgA, A_BY1, l2pol);
+                if (nextA && own == 0) load_boxes<LOPT>(tmap, sKA, fullA, pgA, A_BY1, l2pol);
                 if (nextB) {  // S_B': B's late boxes first (reloaded above), then warpgroup 0's
                     wgmma_fence();
 #pragma unroll

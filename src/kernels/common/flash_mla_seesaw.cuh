@@ -134,7 +134,8 @@ enum : long long {
     // the widening, cuobjdump md5 of v3, v22, v24, v35, v40 and v41); the bits from 2^31 up:
     OPT_WALK = 2147483648LL,      // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
     // From the thirtieth session:
-    OPT_L2_EVICT = 137438953472LL  // pages and Q by TMA with an L2 policy hint (v58: the pair; v61: all, l2_page_policy)
+    OPT_L2_EVICT = 137438953472LL,  // pages and Q by TMA with an L2 policy hint (v58: the pair; v61: all, l2_page_policy)
+    OPT_L2_PLAIN1 = 549755813888LL  // with OPT_L2_EVICT: no hint at all where a page feeds one row block (flash_mla_v62)
     // (274877906944 was OPT_FM_Q8's, fmpair_cta's Q RoPE box in registers with P_B in its place,
     // measured and removed in the thirtieth session: flash_mla_v59, 0.4-2.7 % slower; code in
     // docs/bench/h200-2026-12-02-s30/v59_q8_regs.patch.)
@@ -539,17 +540,28 @@ __device__ __forceinline__ void tma_load_4d_hint(uint32_t dst, const CUtensorMap
 // everywhere, same call as v56): b=64,s=1 124.1 against 125.7 us and b=32,s=2 114.6 against
 // 118.9, but h=16 4.4-4.8 % slower (t=8192: 311.0 against 297.9). Why one reader loses is not
 // measured.
-// (v61's evict-normal hint was still 1.4 % slower than v56's unhinted loads on both h=16 rows, same
-// call; no hint at all there is the next build, not yet measured: devlog, thirtieth session.)
+// OPT_L2_PLAIN1 (flash_mla_v62): 0 there instead, and the loads carry no hint (v61's evict-normal
+// hint was still 1.4 % slower than no hint on both h=16 rows, same call).
+template <long long OPT>
 __device__ __forceinline__ uint64_t l2_page_policy(const LatentArgs &a)
 {
     if ((long long)a.s * a.h > BM) return l2_evict_first();
+    if constexpr ((OPT & OPT_L2_PLAIN1) != 0) return 0;
     uint64_t pol;
     asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(pol));
     return pol;
 }
 
-// Q by TMA; with OPT_L2_EVICT under the L2 policy `pol` (l2_evict_first, l2_page_policy).
+// Q by TMA; with OPT_L2_EVICT under the L2 policy `pol` (l2_evict_first, l2_page_policy), and
+// with OPT_L2_PLAIN1 too, without a hint where pol is 0.
+__device__ __forceinline__ void q_boxes_plain(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0, int h)
+{
+#pragma unroll
+    for (int c = 0; c < NBOX; ++c) {
+        const int32_t crd[4] = {c * 64, m0 % h, m0 / h, r};
+        ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, sQ + c * BOX_BYTES, qmap, crd, qbar);
+    }
+}
 template <long long OPT = 0>
 __device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0, int h,
                                            uint64_t pol = 0)
@@ -557,15 +569,16 @@ __device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, ui
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, qbar,
                                    (uint32_t)TILE_BYTES);
     if constexpr ((OPT & OPT_L2_EVICT) != 0) {
+        if ((OPT & OPT_L2_PLAIN1) && pol == 0) {
+            q_boxes_plain(qmap, sQ, qbar, r, m0, h);
+        } else {
 #pragma unroll
-        for (int c = 0; c < NBOX; ++c)
-            tma_load_4d_hint(smem_addr(sQ + c * BOX_BYTES), qmap, c * 64, m0 % h, m0 / h, r, smem_addr(qbar), pol);
-    } else {
-#pragma unroll
-        for (int c = 0; c < NBOX; ++c) {
-            const int32_t crd[4] = {c * 64, m0 % h, m0 / h, r};
-            ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, sQ + c * BOX_BYTES, qmap, crd, qbar);
+            for (int c = 0; c < NBOX; ++c)
+                tma_load_4d_hint(smem_addr(sQ + c * BOX_BYTES), qmap, c * 64, m0 % h, m0 / h, r, smem_addr(qbar),
+                                 pol);
         }
+    } else {
+        q_boxes_plain(qmap, sQ, qbar, r, m0, h);
     }
 }
 
@@ -605,7 +618,13 @@ __device__ __forceinline__ void load_boxes(const CUtensorMap *tmap, char *stage,
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[c],
                                        (uint32_t)BOX_BYTES);
         if constexpr ((OPT & OPT_L2_EVICT) != 0) {
-            tma_load_2d_hint(smem_addr(stage + c * BOX_BYTES), tmap, c * 64, page * BN, smem_addr(&full[c]), pol);
+            if ((OPT & OPT_L2_PLAIN1) && pol == 0) {
+                const int32_t crd[2] = {c * 64, page * BN};
+                ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, stage + c * BOX_BYTES, tmap, crd,
+                                          &full[c]);
+            } else {
+                tma_load_2d_hint(smem_addr(stage + c * BOX_BYTES), tmap, c * 64, page * BN, smem_addr(&full[c]), pol);
+            }
         } else {
             const int32_t crd[2] = {c * 64, page * BN};
             ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, stage + c * BOX_BYTES, tmap, crd, &full[c]);
@@ -1698,7 +1717,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
     float *red = reinterpret_cast<float *>(smem + OFF_RED);
     const uint32_t q_base = smem_addr(smem + OFF_Q);
     const uint32_t ka = smem_addr(sKA), kb = smem_addr(sKB);
-    const uint64_t l2pol = (OPT & OPT_L2_EVICT) ? l2_page_policy(a) : 0;
+    const uint64_t l2pol = (OPT & OPT_L2_EVICT) ? l2_page_policy<OPT>(a) : 0;
     V3_CTA(1);
     V3_MK(0);
     // Phase bookkeeping across segments: page A's boxes complete once per pair, B's once per

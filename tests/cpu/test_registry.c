@@ -436,47 +436,54 @@ static void test_pair_rule(void)
           "v56: the pair's shared memory %zu, v47's kernels' %zu", c[1].smem_dynamic, c[0].smem_dynamic);
 }
 
-/* flash_mla_v61 (the default on sm_90 from the thirtieth session) and v62 change only how v56's
- * kernels load (an L2 policy hint): the same plans, grids and shared memory as v56 on every plan kind,
- * kernels of their own, and v61 is the version the registry picks for sm_90. */
+/* flash_mla_v61 (the default on sm_90 from the thirtieth session), v62, v63 and v64 change only how
+ * v56's kernels load (an L2 policy hint; v64: the walk's next Q earlier) and wait (v63: mbarrier
+ * waits with a suspend-time hint): the same plans, grids and shared memory as v56 on every plan
+ * kind, kernels of their own (no two of the five versions share a kernel), and v61 is the version
+ * the registry picks for sm_90. */
 static void test_evict_rule(void)
 {
-    const mla_kernel_version *v61 = mla_registry_find("flash_mla_v61"), *v56 = mla_registry_find("flash_mla_v56");
-    const mla_kernel_version *v62 = mla_registry_find("flash_mla_v62");
+    const char *names[] = {"flash_mla_v61", "flash_mla_v62", "flash_mla_v63", "flash_mla_v64"};
+    enum { NV = sizeof names / sizeof names[0] };
+    const mla_kernel_version *v56 = mla_registry_find("flash_mla_v56"), *vs[NV];
+    for (int k = 0; k < NV; k++) {
+        vs[k] = mla_registry_find(names[k]);
+        CHECK(vs[k] != NULL, "%s is not registered", names[k]);
+        if (!vs[k]) return;
+    }
     mla_device_info h200;
     mla_problem pb;
-    if (!v61 || !v56 || !v62 || mla_device_from_table("h200", &h200) != MLA_STATUS_OK ||
+    if (!v56 || mla_device_from_table("h200", &h200) != MLA_STATUS_OK ||
         mla_problem_init(&pb, MLA_DESIGN_FLASH_MLA) != MLA_STATUS_OK) {
-        CHECK(0, "flash_mla_v61 / v56 / h200 / problem init: %s", mla_last_error());
+        CHECK(0, "flash_mla_v56 / h200 / problem init: %s", mla_last_error());
         return;
     }
     char why[256] = "";
     const mla_kernel_version *def = mla_registry_default(MLA_DESIGN_FLASH_MLA, 9, 0, why, sizeof why);
-    CHECK(def == v61, "the sm_90 default flash_mla version is %s, not flash_mla_v61 (%s)", def ? def->name : "none",
+    CHECK(def == vs[0], "the sm_90 default flash_mla version is %s, not flash_mla_v61 (%s)", def ? def->name : "none",
           why);
     /* b, s, h, t: static s*h <= 128, static pair, walk s*h <= 128, walk pair, h=16 static, split plan */
     const int cases[][4] = {{64, 1, 128, 4096}, {32, 2, 128, 4096}, {128, 1, 128, 4096},
                             {32, 4, 128, 4096}, {128, 1, 16, 8192}, {32, 1, 128, 4096}};
     for (int i = 0; i < 6; i++) {
         pb.b = cases[i][0], pb.s = cases[i][1], pb.h = cases[i][2], pb.t = cases[i][3];
-        mla_stage_config c, w, x;
-        memset(&c, 0, sizeof c);
+        mla_stage_config w, c[NV];
         memset(&w, 0, sizeof w);
-        memset(&x, 0, sizeof x);
         why[0] = 0;
-        const int ok = v61->validate(&v61->candidates[0], &pb, &h200, why, sizeof why) &&
-                       v62->validate(&v62->candidates[0], &pb, &h200, why, sizeof why) &&
-                       v61->stage_config(&v61->candidates[0], &pb, &h200, 0, &c) &&
-                       v56->stage_config(&v56->candidates[0], &pb, &h200, 0, &w) &&
-                       v62->stage_config(&v62->candidates[0], &pb, &h200, 0, &x);
-        CHECK(ok && memcmp(c.grid, w.grid, sizeof c.grid) == 0 && c.smem_dynamic == w.smem_dynamic && c.func &&
-                  c.func != w.func,
-              "v61 b=%d s=%d h=%d: grid %ux%ux%u smem %zu, v56's %ux%ux%u smem %zu (%s)", pb.b, pb.s, pb.h, c.grid[0],
-              c.grid[1], c.grid[2], c.smem_dynamic, w.grid[0], w.grid[1], w.grid[2], w.smem_dynamic, why);
-        CHECK(ok && memcmp(x.grid, w.grid, sizeof x.grid) == 0 && x.smem_dynamic == w.smem_dynamic && x.func &&
-                  x.func != w.func && x.func != c.func,
-              "v62 b=%d s=%d h=%d: grid %ux%ux%u smem %zu, v56's %ux%ux%u (%s)", pb.b, pb.s, pb.h, x.grid[0], x.grid[1],
-              x.grid[2], x.smem_dynamic, w.grid[0], w.grid[1], w.grid[2], why);
+        const int okw = v56->stage_config(&v56->candidates[0], &pb, &h200, 0, &w);
+        CHECK(okw, "v56 b=%d s=%d h=%d: no stage config (%s)", pb.b, pb.s, pb.h, mla_last_error());
+        for (int k = 0; k < NV; k++) {
+            memset(&c[k], 0, sizeof c[k]);
+            const int ok = vs[k]->validate(&vs[k]->candidates[0], &pb, &h200, why, sizeof why) &&
+                           vs[k]->stage_config(&vs[k]->candidates[0], &pb, &h200, 0, &c[k]);
+            int shared = c[k].func == w.func;
+            for (int q = 0; q < k; q++) shared |= c[k].func == c[q].func;
+            CHECK(okw && ok && memcmp(c[k].grid, w.grid, sizeof w.grid) == 0 && c[k].smem_dynamic == w.smem_dynamic &&
+                      c[k].func && !shared,
+                  "%s b=%d s=%d h=%d: grid %ux%ux%u smem %zu, v56's %ux%ux%u smem %zu, own kernel %d (%s)", names[k],
+                  pb.b, pb.s, pb.h, c[k].grid[0], c[k].grid[1], c[k].grid[2], c[k].smem_dynamic, w.grid[0], w.grid[1],
+                  w.grid[2], w.smem_dynamic, !shared, why);
+        }
     }
 }
 

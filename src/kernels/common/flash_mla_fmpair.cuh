@@ -57,7 +57,7 @@ template <long long OPT>
 __device__ __forceinline__ void qk_box(float (&s)[32], uint64_t qd, uint64_t kd, uint64_t *full, uint32_t parity,
                                        int c, bool first)
 {
-    wait_parity(&full[c], parity);
+    wait_par<OPT>(&full[c], parity);
 #pragma unroll
     for (int k4 = 0; k4 < 4; ++k4) {
         const uint32_t off = c * BOX_BYTES + k4 * 32;
@@ -187,6 +187,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
     const int it0 = WK ? (int)blockIdx.x : PARTS ? part.r0 : 0;
     const int it1 = WK ? wk_nx * nsplits : PARTS ? part.r1 + 1 : 1;
     int phA = 0, phB = 0;
+    // OPT_FM_QPRE (flash_mla_v64): the next item's Q was requested at the end of this one's loop.
+    constexpr bool QPRE = (OPT & OPT_FM_QPRE) != 0 && MODE != FM_STATIC;
+    bool qpre = false;  // (thread 0's own)
     for (int it = it0, seg = 0; it < it1; it += WK ? (int)gridDim.x : 1, ++seg) {
         int r = PARTS ? it : (int)blockIdx.z, rbx = blockIdx.x;
         if (WK) {
@@ -208,11 +211,12 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         if (tid == 0) {
             // Q even when there is no page: every thread waits for it, so that no TMA still
             // writes into this CTA's shared memory when it exits.
-            load_q_tma<LOPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
+            if (!qpre) load_q_tma<LOPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
+            qpre = false;
             if (np > 0) load_boxes<LOPT>(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu, l2pol);
             if (np > 1) load_boxes<LOPT>(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu, l2pol);
         }
-        wait_parity(qbar, (uint32_t)(seg & 1));
+        wait_par<OPT>(qbar, (uint32_t)(seg & 1));
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
 
         float o[128];
@@ -275,7 +279,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 rescale_o<OPT>(o, g0, g1);
                 if (!hasB) continue;
                 named_bar_sync(FB_IS, CONSUMERS);
-                wait_v_half(fullB, parB, 0);
+                wait_v_half<OPT>(fullB, parB, 0);
                 pv_ss(o, kb + P_BOX * BOX_BYTES, kb, 0);
                 if (nextA) {
                     wgmma_fence();
@@ -293,6 +297,21 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
 #pragma unroll
                     for (int cb = 4; cb < NBOX; ++cb) qk_box<OPT>(s, qd, kda, fullA, parA ^ 1, cb, false);
                     wgmma_commit();
+                }
+            }
+            // OPT_FM_QPRE: the next item's Q into the Q tile now, so that its load runs under this
+            // item's finish (FlashMLA requests the next request's Q before its output store).
+            // Nothing reads the tile any more: this warpgroup's S were all waited, and warpgroup 1
+            // waited its last S before its last "B's max" arrive, which the loop synced. Only after
+            // a page (np > 0): that sync is also what says every thread of warpgroup 1 has waited
+            // for this item's Q phase, so the barrier cannot complete the next phase unseen.
+            if constexpr (QPRE) {
+                const int itn = it + (WK ? (int)gridDim.x : 1);
+                if (tid == 0 && np > 0 && itn < it1) {
+                    const int rn = WK ? itn / wk_nx : itn;
+                    const int m0n = WK ? (itn - rn * wk_nx) * BM : rbx * BM;
+                    load_q_tma<LOPT>(qmap, smem + OFF_Q, qbar, rn, m0n, a.h, l2pol);
+                    qpre = true;
                 }
             }
         } else {
@@ -329,7 +348,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     rescale_o<OPT>(o, f0, f1);
                 }
                 named_bar_sync(FB_PA, CONSUMERS);
-                wait_v_half(fullA, parA, 1);
+                wait_v_half<OPT>(fullA, parA, 1);
                 pv_ss(o, pa_base, ka, 1);
                 if (hasB) {
                     named_bar_arrive(FB_IS, CONSUMERS);

@@ -43,6 +43,26 @@ __device__ __forceinline__ void wait_parity(uint64_t *bar, uint32_t parity)
     }
 }
 
+// The same wait with try_wait's suspend-time hint (flash_mla_v63, seesaw::OPT_MB_SLEEP): ptxas
+// turns the retry into `NANOSLEEP.SYNCS`, which parks the warp until the barrier's unit signals
+// (or the hint, ~10 ms, runs out) instead of re-issuing TRYWAIT. Why: Nsight Compute's
+// per-instruction sampling of flash_mla_v61's pair at b=32,s=8 (thirty-first session) had one of
+// these spins (warpgroup 1 waiting for page B's RoPE box) at 5.8 % of all samples, and FlashMLA's
+// kernel waits this way (CUTLASS's barrier: 37 NANOSLEEP.SYNCS in its SASS, none in ours).
+__device__ __forceinline__ void wait_parity_sleep(uint64_t *bar, uint32_t parity)
+{
+    asm volatile(
+        "{\n\t.reg .pred P1;\n\t"
+        "WAIT_SLEEP:\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1, %2;\n\t"
+        "@P1 bra DONE_SLEEP;\n\t"
+        "bra WAIT_SLEEP;\n\t"
+        "DONE_SLEEP:\n\t}"
+        :
+        : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(parity), "r"(0x989680u)
+        : "memory");
+}
+
 // The pages [b0, b1) of this CTA: causal limits grow with the row, so the tile's last row sees
 // the most tokens; the split takes its share of the tile's pages.
 struct KvRange {

@@ -135,7 +135,10 @@ enum : long long {
     OPT_WALK = 2147483648LL,      // the one-split TMA-store kernel walks row blocks (flash_mla_v42)
     // From the thirtieth session:
     OPT_L2_EVICT = 137438953472LL,  // pages and Q by TMA with an L2 policy hint (v58: the pair; v61: all, l2_page_policy)
-    OPT_L2_PLAIN1 = 549755813888LL  // with OPT_L2_EVICT: no hint at all where a page feeds one row block (flash_mla_v62)
+    OPT_L2_PLAIN1 = 549755813888LL,  // with OPT_L2_EVICT: no hint at all where a page feeds one row block (flash_mla_v62)
+    // From the thirty-first session:
+    OPT_MB_SLEEP = 1099511627776LL,  // mbarrier waits with a suspend-time hint (wait_par; flash_mla_v63)
+    OPT_FM_QPRE = 2199023255552LL    // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
     // (274877906944 was OPT_FM_Q8's, fmpair_cta's Q RoPE box in registers with P_B in its place,
     // measured and removed in the thirtieth session: flash_mla_v59, 0.4-2.7 % slower; code in
     // docs/bench/h200-2026-12-02-s30/v59_q8_regs.patch.)
@@ -146,6 +149,17 @@ enum : long long {
     // (34359738368 was OPT_QK_R8's and 68719476736 OPT_PA_OWN's, measured and removed in the
     // twenty-eighth session, flash_mla_v52 and v53; see the note below.)
 };
+
+// An mbarrier wait of a kernel built with OPT: with OPT_MB_SLEEP the warp sleeps between tries
+// (fmh::wait_parity_sleep), without it the plain try_wait loop (the SASS of every version before v63).
+template <long long OPT>
+__device__ __forceinline__ void wait_par(uint64_t *bar, uint32_t parity)
+{
+    if constexpr ((OPT & OPT_MB_SLEEP) != 0)
+        wait_parity_sleep(bar, parity);
+    else
+        wait_parity(bar, parity);
+}
 // The masks of the versions that use them (v3 and v4: none).
 constexpr long long OPT_V5 = OPT_EARLY_B | OPT_SKIP_RESCALE | OPT_FAST_SOFTMAX | OPT_DESC | OPT_EARLY_FILL | OPT_SPEC_B;
 constexpr long long OPT_V6 = OPT_V5 | OPT_Q_BATCH | OPT_STAGED_STORE;  // flash_mla_v7's main kernel too
@@ -592,7 +606,7 @@ __device__ __forceinline__ void issue_qk(float (&s)[32], uint32_t q_base, uint32
     const uint64_t qd = gmma_desc_sw128(q_base, 16, 1024), kd = gmma_desc_sw128(k_base, 16, 1024);
 #pragma unroll
     for (int c = C0; c < C1; ++c) {
-        wait_parity(&full[c], parity);
+        wait_par<OPT>(&full[c], parity);
 #pragma unroll
         for (int k4 = 0; k4 < 4; ++k4) {
             const uint32_t off = c * BOX_BYTES + k4 * 32;
@@ -724,10 +738,11 @@ __device__ __forceinline__ void issue_pv_rs(float (&o)[128], const uint32_t (&pa
 
 // The V half a non-owner reads (boxes 4w..4w+3) must have landed: wait on their barriers too
 // (already complete by then; the wait makes the TMA writes visible to this warpgroup).
+template <long long OPT = 0>
 __device__ __forceinline__ void wait_v_half(uint64_t *full, uint32_t parity, int w)
 {
 #pragma unroll
-    for (int c = 0; c < 4; ++c) wait_parity(&full[4 * w + c], parity);
+    for (int c = 0; c < 4; ++c) wait_par<OPT>(&full[4 * w + c], parity);
 }
 
 // Softmax of an owned page, first half: from S to P in registers (bf16 A fragments) and the
@@ -1394,11 +1409,11 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
             red[c.r1] = l1;
         }
         ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[0]);
-        wait_parity(&sums[1], parity);
+        wait_par<OPT>(&sums[1], parity);
         lt[0] = red[BM + c.r0];
         lt[1] = red[BM + c.r1];
     } else {
-        wait_parity(&sums[0], parity);
+        wait_par<OPT>(&sums[0], parity);
         lt[0] = l0 + red[c.r0];
         lt[1] = l1 + red[c.r1];
         if (c.c4 == 0) {
@@ -1528,7 +1543,7 @@ __device__ __forceinline__ void mcast_producer(const CUtensorMap *tmap, const La
                 if (COUPLED)
                     mbar_wait_cluster(&empty[2 * st + g], ((j >> 1) - 1) & 1);
                 else
-                    wait_parity(&empty[2 * st + g], ((j >> 1) - 1) & 1);
+                    wait_par<OPT>(&empty[2 * st + g], ((j >> 1) - 1) & 1);
             }
             const unsigned mask = st == 0 ? (g == 0 ? A_BY0 : A_BY1) : (g == 0 ? B_BY0 : B_BY1);
             if (!MULTI) {
@@ -1770,7 +1785,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes<OPT>(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu, l2pol);
         }
         if (QT) {
-            wait_parity(qbar, WK ? (uint32_t)(seg & 1) : 0u);  // one phase a segment (OPT_WALK: an item)
+            wait_par<OPT>(qbar, WK ? (uint32_t)(seg & 1) : 0u);  // one phase a segment (OPT_WALK: an item)
             if ((OPT & OPT_LATE_B) && tid == 128 && np > 1)
                 load_boxes<OPT>(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu, l2pol);
         } else {
@@ -1824,7 +1839,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                     c.l_run0 *= g0;
                     c.l_run1 *= g1;
                     rescale_o<OPT>(o, g0, g1);
-                    wait_v_half(fullB, parB, 0);
+                    wait_v_half<OPT>(fullB, parB, 0);
                     issue_pv_ss<(OPT & OPT_DESC) != 0>(o, kb, 0);
                 }
                 if (OPT & OPT_EARLY_B) {
@@ -1904,7 +1919,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 c.l_run0 *= f0;
                 c.l_run1 *= f1;
                 rescale_o<OPT>(o, f0, f1);
-                wait_v_half(fullA, parA, 1);
+                wait_v_half<OPT>(fullA, parA, 1);
                 issue_pv_ss<(OPT & OPT_DESC) != 0>(o, ka, 1);
                 if (hasB) {  // softmax B under both consumers' PV(A)
                     if ((OPT & OPT_SPEC_B) && (OPT & OPT_LATE_PSTORE)) own_store<OPT>(pol, kr.b0 + i + 1, sKB, c, own, pa);

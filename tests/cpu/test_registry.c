@@ -436,14 +436,14 @@ static void test_pair_rule(void)
           "v56: the pair's shared memory %zu, v47's kernels' %zu", c[1].smem_dynamic, c[0].smem_dynamic);
 }
 
-/* flash_mla_v61 (the default on sm_90 from the thirtieth session), v62, v63 and v64 change only how
- * v56's kernels load (an L2 policy hint; v64: the walk's next Q earlier) and wait (v63: mbarrier
- * waits with a suspend-time hint): the same plans, grids and shared memory as v56 on every plan
- * kind, kernels of their own (no two of the five versions share a kernel), and v61 is the version
- * the registry picks for sm_90. */
+/* flash_mla_v61-v66 change only how v56's kernels load (an L2 policy hint; v64-v66: the walk's next
+ * Q earlier) and wait (v63, v65, v66: mbarrier waits with a suspend-time hint): the same plans,
+ * grids and shared memory as v56 on every plan kind, kernels of their own (no two of the seven
+ * versions share a kernel), and v65 (the default from the thirty-first session) is the version the
+ * registry picks for sm_90. */
 static void test_evict_rule(void)
 {
-    const char *names[] = {"flash_mla_v61", "flash_mla_v62", "flash_mla_v63", "flash_mla_v64"};
+    const char *names[] = {"flash_mla_v61", "flash_mla_v62", "flash_mla_v63", "flash_mla_v64", "flash_mla_v65", "flash_mla_v66"};
     enum { NV = sizeof names / sizeof names[0] };
     const mla_kernel_version *v56 = mla_registry_find("flash_mla_v56"), *vs[NV];
     for (int k = 0; k < NV; k++) {
@@ -460,7 +460,7 @@ static void test_evict_rule(void)
     }
     char why[256] = "";
     const mla_kernel_version *def = mla_registry_default(MLA_DESIGN_FLASH_MLA, 9, 0, why, sizeof why);
-    CHECK(def == vs[0], "the sm_90 default flash_mla version is %s, not flash_mla_v61 (%s)", def ? def->name : "none",
+    CHECK(def == vs[4], "the sm_90 default flash_mla version is %s, not flash_mla_v65 (%s)", def ? def->name : "none",
           why);
     /* b, s, h, t: static s*h <= 128, static pair, walk s*h <= 128, walk pair, h=16 static, split plan */
     const int cases[][4] = {{64, 1, 128, 4096}, {32, 2, 128, 4096}, {128, 1, 128, 4096},

@@ -25,5 +25,5 @@ MLA_FMPAIR_V56_VERSION(flash_mla_v61);
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v61, 61, 0,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v61, 61, 1,
                  "hopper: v56 with pages and Q loaded evict-first in L2 where a page feeds 2+ row blocks (FlashMLA's hint)")

@@ -8,10 +8,11 @@
 #   3. tests/test_kernels on those versions: the full grid, then the small grid at splits=1;
 #   4. compute-sanitizer memcheck and synccheck on the first version at b=17,s=4,t=640,splits=1;
 #   5. FlashMLA beside each version and the base (scripts/flashmla_same_call.py --version, flush).
-# MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v56, the default version), MLA_TRY_ROWS (--only
+# MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v65, the default version), MLA_TRY_ROWS (--only
 # rows, default s=2, 8, 16 and b=128,t=8192,s=2), MLA_TRY_PASSES (default 2); MLA_TRY_CHECKS_DEFAULT (more
 # --check shapes at the default tiling), MLA_TRY_TK (test_kernels' versions, default the tried ones),
-# MLA_TRY_SAN (the sanitizers' problem and tiling), MLA_TRY_FULL (versions timed on the whole table).
+# MLA_TRY_SAN (the sanitizers' problem and tiling), MLA_TRY_SAN_VERSIONS (space-separated; default the
+# first), MLA_TRY_FULL (versions timed on the whole table). $OUT comes back as 8 files at most: pack it.
 # Why not device_run.sh's stages: its smoke cases run the default plans (which at those sizes are
 # mostly split plans, not the one-split pair loop a new version usually changes), its test stage is
 # all of ctest (minutes), and its anchor stage times one version; a first call wants the one-split
@@ -20,7 +21,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/mla_out}
 mkdir -p "$OUT"
 VERS=${MLA_TRY_VERSIONS:?MLA_TRY_VERSIONS=a,b}
-BASE=${MLA_TRY_BASE:-flash_mla_v56}
+BASE=${MLA_TRY_BASE:-flash_mla_v65}
 ROWS=${MLA_TRY_ROWS:-32,128,4096,2;32,128,4096,8;32,128,4096,16;128,128,8192,2}
 bash scripts/device_run.sh build >/dev/null 2>&1
 grep -E "^build|^ptxas" "$OUT/summary.txt"
@@ -57,12 +58,15 @@ MLA_VAR3_VERSIONS=$TKV timeout 120 build/tests/test_kernels >"$OUT/tk_full.txt" 
 echo "test_kernels full grid: rc=$? $(tail -1 "$OUT/tk_full.txt")"
 MLA_VAR3_GRID=small MLA_VAR3_TILING=splits=1 MLA_VAR3_VERSIONS=$TKV timeout 60 build/tests/test_kernels >"$OUT/tk_s1.txt" 2>&1
 echo "test_kernels small grid, splits=1: rc=$? $(tail -1 "$OUT/tk_s1.txt")"
-first=${VERS%%,*}
-for t in memcheck synccheck; do
-  # shellcheck disable=SC2086
-  timeout 90 compute-sanitizer --tool $t build/mla_var3 flash_mla "$first" \
-    ${MLA_TRY_SAN:---b=17 --s=4 --t=640 --h=128 --tiling=splits=1} --check >"$OUT/san_$t.txt" 2>&1
-  echo "$t $first rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_$t.txt")"
+# MLA_TRY_SAN_VERSIONS (default: the first tried version) under both sanitizers. Keep MLA_TRY_SAN small:
+# synccheck at b=40,s=1,t=900,h=16 varlen took minutes (thirty-first session, call 1).
+for sv in ${MLA_TRY_SAN_VERSIONS:-${VERS%%,*}}; do
+  for t in memcheck synccheck; do
+    # shellcheck disable=SC2086
+    timeout 90 compute-sanitizer --tool $t build/mla_var3 flash_mla "$sv" \
+      ${MLA_TRY_SAN:---b=17 --s=4 --t=640 --h=128 --tiling=splits=1} --check >"$OUT/san_${t}_$sv.txt" 2>&1
+    echo "$t $sv rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_${t}_$sv.txt")"
+  done
 done
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
   .whl/sgl_flash_mla-*.whl >/dev/null 2>&1

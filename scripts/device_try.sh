@@ -6,7 +6,7 @@
 #      the walk (b=17,s=4: 136 row blocks), a varlen tail, h=16, one page, no causal mask and the
 #      headline s=16 shape, each under a 40 s timeout (a hang shows as rc=124);
 #   3. tests/test_kernels on those versions: the full grid, then the small grid at splits=1;
-#   4. compute-sanitizer memcheck and synccheck on the first version at b=17,s=4,t=640,splits=1;
+#   4. compute-sanitizer memcheck and synccheck at b=17,s=4,t=640,splits=1 on the first version (or MLA_TRY_SAN_VERSIONS);
 #   5. FlashMLA beside each version and the base (scripts/flashmla_same_call.py --version, flush).
 # MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v65, the default version), MLA_TRY_ROWS (--only
 # rows, default s=2, 8, 16 and b=128,t=8192,s=2), MLA_TRY_PASSES (default 2); MLA_TRY_CHECKS_DEFAULT (more

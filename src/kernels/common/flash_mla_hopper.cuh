@@ -526,6 +526,16 @@ struct Version {
     MainQOFn pairw = nullptr;
     size_t smem_pair = 0;
     int pair_sh = 0;
+    // A version for the problems whose pages each feed one row block (s * h <= BM: h = 16 at s = 1),
+    // used instead of this one there in every step (validate, plan, stage configs, launch), with
+    // the same grids and shared memory; prepare readies both. flash_mla_v68: v65's kernels without
+    // the L2 hint there, chosen on the host, where v62 branched inside the shared load helper and
+    // paid 1.2-1.6 % at b=64,s=1 for it (thirty-first session). Last, for the same reason as `mainqo`.
+    const Version *narrow = nullptr;
+    const Version &pick(const mla_problem *pb) const
+    {
+        return narrow && (long long)pb->s * pb->h <= BM ? *narrow : *this;
+    }
     bool use_pair(const mla_problem *pb) const { return pairqo && (long long)pb->s * pb->h > pair_sh; }
     MainQOFn qo_fn(const mla_problem *pb) const { return use_pair(pb) ? pairqo : mainqo; }
     MainQOFn w_fn(const mla_problem *pb) const { return use_pair(pb) && pairw ? pairw : mainw; }
@@ -606,9 +616,10 @@ inline SplitPlan resolve(const Version &v, const mla_tiling *t, const mla_proble
     return r;
 }
 
-inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
+inline int validate(const Version &v0, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
                     char *w, size_t wl)
 {
+    const Version &v = v0.pick(pb);
     if (pb->design != MLA_DESIGN_FLASH_MLA) return why(w, wl, "%s runs the flash_mla design only", v.name);
     if (pb->k != DA || pb->p != DB || pb->page_size != BN)
         return why(w, wl, "%s is compiled for k=512, p=64, page 64", v.name);
@@ -626,9 +637,10 @@ inline int validate(const Version &v, const mla_tiling *t, const mla_problem *pb
     return 1;
 }
 
-inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
+inline int stage_config(const Version &v0, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev,
                         int stage, mla_stage_config *cfg)
 {
+    const Version &v = v0.pick(pb);
     if (!tile_ok(v, t)) return 0;
     const SplitPlan r = resolve(v, t, pb, dev);
     if (stage == 0) {
@@ -659,8 +671,9 @@ inline int stage_config(const Version &v, const mla_tiling *t, const mla_problem
     return 0;
 }
 
-inline size_t workspace_bytes(const Version &v, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
+inline size_t workspace_bytes(const Version &v0, const mla_tiling *t, const mla_problem *pb, const mla_device_info *dev)
 {
+    const Version &v = v0.pick(pb);
     if (!tile_ok(v, t)) return 0;
     const SplitPlan r = resolve(v, t, pb, dev);
     return r.ws_o + r.ws_lse;
@@ -669,6 +682,10 @@ inline size_t workspace_bytes(const Version &v, const mla_tiling *t, const mla_p
 inline mla_status prepare(const Version &v, const mla_tiling *t)
 {
     if (!tile_ok(v, t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
+    if (v.narrow) {
+        mla_status e = prepare(*v.narrow, t);
+        if (e != MLA_STATUS_OK) return e;
+    }
     if (v.main2) {
         mla_status e = set_smem((const void *)v.main2, v.smem2, "flash_mla hopper: cudaFuncSetAttribute");
         if (e != MLA_STATUS_OK) return e;
@@ -837,9 +854,10 @@ inline mla_status o_tmap(const Version &v, const mla_problem *pb, const mla_flas
     return rowblock_tmap(v, pb, x->out, x->out_strides, DA, "out", omap);
 }
 
-inline mla_status launch(const Version &v, const mla_tiling *t, const mla_launch_args *args)
+inline mla_status launch(const Version &v0, const mla_tiling *t, const mla_launch_args *args)
 {
     const mla_problem *pb = args->pb;
+    const Version &v = v0.pick(pb);
     const mla_flash_mla_tensors *x = (const mla_flash_mla_tensors *)args->tensors;
     if (!tile_ok(v, t)) return mla_fail(MLA_STATUS_INVALID_ARGUMENT, "%s: tile not compiled", v.name);
     const SplitPlan r = resolve(v, t, pb, args->dev);

@@ -383,12 +383,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
 }  // namespace fmpair
 }  // namespace mla
 
-// The kernels of flash_mla_v56 under a version's name (the __global__ functions carry the name of
-// the version that launches them: DESIGN.md), for v56 and the versions built on it: v41's one-split
-// kernel (PDL), v44's walk (no griddepcontrol.wait, never launched with PDL), v41's merge kernel,
-// and the FlashMLA-schedule pair's static grid and walk (both PDL). OPT: v41's one-split options;
-// PAIR_OPT: options of the pair kernels alone (OPT_L2_EVICT).
-#define MLA_FMPAIR_KERNELS(name, OPT, PAIR_OPT)                                                                           \
+// v47's three kernels (static grid, walk, split merge) under a version's name; flash_mla_v68 also
+// builds a second set without the L2 hint for its narrow problems (Version::narrow).
+#define MLA_FMPAIR_SEESAW_KERNELS(name, OPT)                                                                     \
     __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
     name(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,                       \
          const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits, float sl2,   \
@@ -411,7 +408,15 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
     {                                                                                                              \
         seesaw_cta<false, ((OPT) & ~OPT_SPEC_B) | OPT_CMERGE | OPT_CM_PUSH | OPT_CM_L2 | OPT_CM_SENTMAX, NTHREADS, \
                    PDLM_WAIT>(&tmap, a, nsplits, sl2, to, Plan{}, &qmap);                                         \
-    }                                                                                                              \
+    }
+
+// The kernels of flash_mla_v56 under a version's name (the __global__ functions carry the name of
+// the version that launches them: DESIGN.md), for v56 and the versions built on it: v41's one-split
+// kernel (PDL), v44's walk (no griddepcontrol.wait, never launched with PDL), v41's merge kernel,
+// and the FlashMLA-schedule pair's static grid and walk (both PDL). OPT: v41's one-split options;
+// PAIR_OPT: options of the pair kernels alone (OPT_L2_EVICT).
+#define MLA_FMPAIR_KERNELS(name, OPT, PAIR_OPT)                                                                           \
+    MLA_FMPAIR_SEESAW_KERNELS(name, OPT)                                                                           \
     __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
     name##_pair(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,                \
                 const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,       \
@@ -443,3 +448,18 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                                        0,            nullptr,     NTHREADS,   true,                                  \
                                        name,         name##_walk, 4,          false,                                 \
                                        name##_pair,  name##_pair_walk, fmpair::SMEM_BYTES, 128}
+
+// flash_mla_v68: MLA_FMPAIR_V56_VERSION's set with `narrow`, the version of the seesaw kernels
+// name##_n (MLA_FMPAIR_SEESAW_KERNELS) that the host picks where a page feeds one row block.
+#define MLA_FMPAIR_V56_VERSION_NARROW(name)                                                                       \
+    constexpr fmh::Version kNarrow = {#name,           nullptr,     0,          fmh::flash_mla_hopper_combine_mlp<DA>, \
+                                      nullptr,         0,           nullptr,    MSMEM_BYTES,                           \
+                                      name##_n_merge,  MSMEM_BYTES, CM_WS_CTA,  nullptr,                               \
+                                      0,               nullptr,     NTHREADS,   true,                                  \
+                                      name##_n,        name##_n_walk, 4,        false};                                \
+    constexpr fmh::Version kVersion = {#name,        nullptr,     0,          fmh::flash_mla_hopper_combine_mlp<DA>, \
+                                       nullptr,      0,           nullptr,    MSMEM_BYTES,                           \
+                                       name##_merge, MSMEM_BYTES, CM_WS_CTA,  nullptr,                               \
+                                       0,            nullptr,     NTHREADS,   true,                                  \
+                                       name,         name##_walk, 4,          false,                                 \
+                                       name##_pair,  name##_pair_walk, fmpair::SMEM_BYTES, 128, &kNarrow}

@@ -139,6 +139,11 @@ enum : long long {
     // From the thirty-first session:
     OPT_MB_SLEEP = 1099511627776LL,  // mbarrier waits with a suspend-time hint (wait_par; flash_mla_v63)
     OPT_FM_QPRE = 2199023255552LL    // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
+    // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the
+    // finish: flash_mla_v67, 0.5-1.3 % slower; 8796093022208 was OPT_FM_PBOX's, P_A in page A's
+    // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the
+    // thirty-second session; code in docs/bench/h200-2026-12-02-s31/v67_bpre_not_run.patch and
+    // docs/bench/h200-2026-12-02-s32/v70_pbox.patch.)
     // (274877906944 was OPT_FM_Q8's, fmpair_cta's Q RoPE box in registers with P_B in its place,
     // measured and removed in the thirtieth session: flash_mla_v59, 0.4-2.7 % slower; code in
     // docs/bench/h200-2026-12-02-s30/v59_q8_regs.patch.)

@@ -436,15 +436,15 @@ static void test_pair_rule(void)
           "v56: the pair's shared memory %zu, v47's kernels' %zu", c[1].smem_dynamic, c[0].smem_dynamic);
 }
 
-/* flash_mla_v61-v66 change only how v56's kernels load (an L2 policy hint; v64-v66: the walk's next
- * Q earlier) and wait (v63, v65, v66: mbarrier waits with a suspend-time hint): the same plans,
- * grids and shared memory as v56 on every plan kind, kernels of their own (no two of the seven
- * versions share a kernel), and v65 (the default from the thirty-first session) is the version the
- * registry picks for sm_90. */
+/* flash_mla_v61-v66 and v68 change only how v56's kernels load (an L2 policy hint; v64-v66, v68: the
+ * walk's next Q earlier; v68: no hint where a page feeds one row block) and wait (v63, v65, v66, v68:
+ * mbarrier waits with a suspend-time hint): the same plans, grids and shared memory as v56 on every
+ * plan kind, kernels of their own (no two of the eight versions share a kernel), and v65 (the
+ * default from the thirty-first session) is the version the registry picks for sm_90. */
 static void test_evict_rule(void)
 {
-    const char *names[] = {"flash_mla_v61", "flash_mla_v62", "flash_mla_v63",
-                           "flash_mla_v64", "flash_mla_v65", "flash_mla_v66"};
+    const char *names[] = {"flash_mla_v61", "flash_mla_v62", "flash_mla_v63", "flash_mla_v64",
+                           "flash_mla_v65", "flash_mla_v66", "flash_mla_v68"};
     const char *default_name = "flash_mla_v65";
     enum { NV = sizeof names / sizeof names[0] };
     const mla_kernel_version *v56 = mla_registry_find("flash_mla_v56"), *vs[NV];
@@ -487,6 +487,50 @@ static void test_evict_rule(void)
                   w.grid[2], w.smem_dynamic, !shared, why);
         }
     }
+}
+
+/* flash_mla_v68 is v65 with a second kernel set picked by the host where a page feeds one row block
+ * (s * h <= 64): there its kernels are not the ones it runs for h = 128, and on every problem its
+ * grids, shared memory and workspace are v65's. */
+static void test_narrow_rule(void)
+{
+    const mla_kernel_version *v68 = mla_registry_find("flash_mla_v68"), *v65 = mla_registry_find("flash_mla_v65");
+    mla_device_info h200;
+    mla_problem pb;
+    if (!v68 || !v65 || mla_device_from_table("h200", &h200) != MLA_STATUS_OK ||
+        mla_problem_init(&pb, MLA_DESIGN_FLASH_MLA) != MLA_STATUS_OK) {
+        CHECK(0, "flash_mla_v68 / v65 / h200 / problem init: %s", mla_last_error());
+        return;
+    }
+    /* b, s, h, t, narrow: h=128 static, h=16 static, h=16 split (merge kernel), h=64 walk, h=32 at
+     * s=2 (64 rows), h=16 at s=8 (128 rows: not narrow), h=128 walk */
+    const int cases[][5] = {{64, 1, 128, 4096, 0}, {128, 1, 16, 8192, 1}, {16, 1, 16, 4096, 1}, {300, 1, 64, 2048, 1},
+                            {40, 2, 32, 3000, 1},  {32, 8, 16, 4096, 0},  {128, 1, 128, 4096, 0}};
+    enum { NC = sizeof cases / sizeof cases[0] };
+    const void *wide[NC], *nar[NC];
+    for (int i = 0; i < NC; i++) {
+        pb.b = cases[i][0], pb.s = cases[i][1], pb.h = cases[i][2], pb.t = cases[i][3];
+        mla_stage_config c, w;
+        memset(&c, 0, sizeof c);
+        memset(&w, 0, sizeof w);
+        char why[256] = "";
+        const int ok = v68->validate(&v68->candidates[0], &pb, &h200, why, sizeof why) &&
+                       v68->stage_config(&v68->candidates[0], &pb, &h200, 0, &c) &&
+                       v65->stage_config(&v65->candidates[0], &pb, &h200, 0, &w);
+        CHECK(ok && c.func && memcmp(c.grid, w.grid, sizeof c.grid) == 0 && c.smem_dynamic == w.smem_dynamic &&
+                  c.func != w.func &&
+                  v68->workspace_bytes(&v68->candidates[0], &pb, &h200) ==
+                      v65->workspace_bytes(&v65->candidates[0], &pb, &h200),
+              "v68 b=%d s=%d h=%d: grid %ux%ux%u smem %zu, v65's %ux%ux%u smem %zu (%s)", pb.b, pb.s, pb.h, c.grid[0],
+              c.grid[1], c.grid[2], c.smem_dynamic, w.grid[0], w.grid[1], w.grid[2], w.smem_dynamic, why);
+        wide[i] = cases[i][4] ? NULL : c.func;
+        nar[i] = cases[i][4] ? c.func : NULL;
+    }
+    /* the static-grid kernel of the narrow set is not the h=128 one; both are the same across their own problems */
+    CHECK(nar[1] && wide[0] && nar[1] != wide[0], "v68: h=16 runs the h=128 static kernel");
+    for (int i = 0; i < NC; i++)
+        for (int j = 0; j < NC; j++)
+            CHECK(!(nar[i] && wide[j] && nar[i] == wide[j]), "v68: case %d (narrow) and case %d share a kernel", i, j);
 }
 
 /* flash_mla_v57 runs FlashMLA's split (CTA = row block x, part y of SMs / row blocks parts) for the
@@ -556,6 +600,7 @@ int main(void)
     test_pair_rule();
     test_parts_rule();
     test_evict_rule();
+    test_narrow_rule();
     if (failed) {
         printf("test_registry: %d check(s) failed\n", failed);
         return 1;

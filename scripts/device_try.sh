@@ -8,7 +8,7 @@
 #   3. tests/test_kernels on those versions: the full grid, then the small grid at splits=1;
 #   4. compute-sanitizer memcheck and synccheck at b=17,s=4,t=640,splits=1 on the first version (or MLA_TRY_SAN_VERSIONS);
 #   5. FlashMLA beside each version and the base (scripts/flashmla_same_call.py --version, flush).
-# MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v65, the default version), MLA_TRY_ROWS (--only
+# MLA_TRY_VERSIONS=a,b (required), MLA_TRY_BASE (default flash_mla_v68, the default version), MLA_TRY_ROWS (--only
 # rows, default s=2, 8, 16 and b=128,t=8192,s=2), MLA_TRY_PASSES (default 2); MLA_TRY_CHECKS_DEFAULT (more
 # --check shapes at the default tiling), MLA_TRY_TK (test_kernels' versions, default the tried ones),
 # MLA_TRY_SAN (the sanitizers' problem and tiling), MLA_TRY_SAN_VERSIONS (space-separated; default the
@@ -21,7 +21,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/mla_out}
 mkdir -p "$OUT"
 VERS=${MLA_TRY_VERSIONS:?MLA_TRY_VERSIONS=a,b}
-BASE=${MLA_TRY_BASE:-flash_mla_v65}
+BASE=${MLA_TRY_BASE:-flash_mla_v68}
 ROWS=${MLA_TRY_ROWS:-32,128,4096,2;32,128,4096,8;32,128,4096,16;128,128,8192,2}
 bash scripts/device_run.sh build >/dev/null 2>&1
 grep -E "^build|^ptxas" "$OUT/summary.txt"

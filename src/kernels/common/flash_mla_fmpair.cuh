@@ -1,5 +1,5 @@
 // A flash_mla CTA whose page pair follows FlashMLA's SM90 dense decode schedule as a whole
-// (flash_mla_v54-v58, v61-v66; v65 the default from the thirty-first session; plan: docs/knowledge/tiers/hopper/flash_mla_fmpair_plan.md,
+// (flash_mla_v54-v58, v61-v66, v68; v68 the default from the thirty-second session; plan: docs/knowledge/tiers/hopper/flash_mla_fmpair_plan.md,
 // what each partial move towards it measured: flashmla_pair_vs_seesaw.md). Every piece of that schedule grafted
 // onto seesaw_cta alone measured level or slower (v25, v34, v37, v51, v52, v53); the pieces lean
 // on each other, so this is a kernel of its own, small enough that ptxas schedules its loops

@@ -25,5 +25,5 @@ MLA_FMPAIR_V56_VERSION(flash_mla_v65);
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v65, 65, 0,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v65, 65, 1,
                  "hopper: v61 whose pair kernels wait on mbarriers asleep (v63) and request the walk's next Q early (v64)")

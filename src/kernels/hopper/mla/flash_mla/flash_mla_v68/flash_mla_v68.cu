@@ -8,6 +8,9 @@
 // cost 1.2-1.6 % at b=64,s=1. Here the kernels of every other problem are v65's own build.
 // Prediction (written before the run): h=16 rows at v66's times (0.5-1.5 % under v65), every
 // h = 128 row at v65's (the same kernels, by cuobjdump md5).
+// Measured (thirty-second session, call 4, FlashMLA beside each): h=16,t=8192 299.8 against v65's
+// 303.4 us (4045 against 3997 GB/s), h=16,t=4096 160.0 against 161.2, b=64,s=1 level (124.5 against
+// 124.8, the same kernels). The default from the thirty-second session.
 #include "flash_mla_fmpair.cuh"
 
 namespace {
@@ -25,5 +28,5 @@ MLA_FMPAIR_V56_VERSION_NARROW(flash_mla_v68);
 
 }  // namespace
 
-MLA_FMH_REGISTER(mla_kv_flash_mla_v68, 68, 1,
+MLA_FMH_REGISTER(mla_kv_flash_mla_v68, 68, 0,
                  "hopper: v65, with v56's unhinted seesaw kernels where a page feeds one row block (h=16), picked by the host")

@@ -1,27 +1,9 @@
 // What the persistent kernels' timeline probes share (scripts/probe/v8_trace.cu, v22_trace.cu):
-// the timing loop and the report of the per-CTA records and CTA 0's segments (g_v3_cta,
-// g_v8_pairs, g_v8_seg, compiled in by MLA_V3_TRACE). Include after the kernel's .cu.
+// the report of the per-CTA records and CTA 0's segments (g_v3_cta, g_v8_pairs, g_v8_seg, compiled
+// in by MLA_V3_TRACE; the timing loop is probe_problem.cuh's). Include after the kernel's .cu.
 #pragma once
 #include "probe_problem.cuh"
 #include <algorithm>
-
-// us a launch of run() (3 warm-up launches, then reps timed back to back); < 0 on a CUDA error.
-template <typename Run>
-inline double persist_probe_time(Run run, int reps)
-{
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    for (int it = 0; it < 3; ++it) run();
-    cudaEventRecord(e0);
-    for (int it = 0; it < reps; ++it) run();
-    cudaEventRecord(e1);
-    cudaError_t err = cudaDeviceSynchronize();
-    if (err != cudaSuccess) { printf("CUDA error %s\n", cudaGetErrorString(err)); return -1.0; }
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    return ms * 1000.0 / reps;
-}
 
 // The n CTAs' records and CTA 0's (cta0: its name in the header) segments; 1 when no CTA had a pair.
 inline int persist_probe_report(int n, const char *cta0)

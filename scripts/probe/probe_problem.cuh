@@ -1,5 +1,5 @@
-// The decode problem of the timeline probes (scripts/probe/v3_trace.cu, v8_trace.cu, v22_trace.cu)
-// on the device: b requests of t tokens (uniform lengths, pages in order; MLA_PROBE_PAGES=random
+// The decode problem of the timeline probes (scripts/probe/v3_trace.cu, v8_trace.cu, v22_trace.cu,
+// fmpair_trace.cu), and their timing loop. The problem, on the device: b requests of t tokens (uniform lengths, pages in order; MLA_PROBE_PAGES=random
 // permutes them as bench-all's default does), s query tokens, h heads, causal, scale 0.0721, fixed
 // pseudo-random bf16 inputs, packed strides. Include after the kernel's .cu (it uses its DQK, DA,
 // DB and bf16).
@@ -59,6 +59,24 @@ inline ProbeProblem probe_problem(int b, int s, int h, int t)
     xt.out = out;
     xt.out_strides[0] = (int64_t)s * h * DA; xt.out_strides[1] = (int64_t)h * DA; xt.out_strides[2] = DA;
     return p;
+}
+
+// us a launch of run() (3 warm-up launches, then reps timed back to back); < 0 on a CUDA error.
+template <typename Run>
+inline double persist_probe_time(Run run, int reps)
+{
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int it = 0; it < 3; ++it) run();
+    cudaEventRecord(e0);
+    for (int it = 0; it < reps; ++it) run();
+    cudaEventRecord(e1);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) { printf("CUDA error %s\n", cudaGetErrorString(err)); return -1.0; }
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    return ms * 1000.0 / reps;
 }
 
 // Runs run() back to back for `secs` seconds (20 launches between host syncs) and prints the

@@ -233,8 +233,10 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
+                V3_TR(0, phA + (i >> 1), 0);  // (probe marks: scripts/probe/fmpair_trace.cu)
                 wgmma_wait<0>();
                 reg_fence(s);
+                V3_TR(0, phA + (i >> 1), 1);
                 // Softmax A; its max goes to warpgroup 1 at once, P_A stays in registers for PV(A,L).
                 own_exp<OPT>(kr.b0 + i, sl2, c, s, pa, f0, f1, ps0, ps1);
                 if (c.c4 == 0) {
@@ -245,6 +247,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 ptx::fence_proxy_async(ptx::space_shared);
                 if (page_is_tail(pol, kr.b0 + i)) named_bar_sync(BAR_OWN + 0, 128);  // zeroed V rows before PV(A,L)
                 named_bar_arrive(FB_SA, CONSUMERS);
+                V3_TR(0, phA + (i >> 1), 2);
                 c.l_run0 = c.l_run0 * f0 + ps0;
                 c.l_run1 = c.l_run1 * f1 + ps1;
                 rescale_o<OPT>(o, f0, f1);
@@ -254,6 +257,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 // done, and P_A's box may be overwritten only then.
                 g0 = g1 = 1.f;
                 named_bar_sync(FB_SB, CONSUMERS);
+                V3_TR(0, phA + (i >> 1), 3);
                 if (hasB) adopt_max<OPT>(mb + BM, c, g0, g1);
                 if (__any_sync(0xffffffffu, g0 != 1.f || g1 != 1.f)) {
                     // (rare under the lazy max) PV(A,L) still reads pa: wait for it and scale
@@ -270,15 +274,18 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 store_p_opt<OPT>(sPA, pa, c);
                 ptx::fence_proxy_async(ptx::space_shared);
                 named_bar_arrive(FB_PA, CONSUMERS);
+                V3_TR(0, phA + (i >> 1), 4);
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
+                V3_TR(0, phA + (i >> 1), 5);
                 if (nextA && own == 0) load_boxes<LOPT>(tmap, sKA, fullA, pgA, A_BY0, l2pol);
                 c.l_run0 *= g0;
                 c.l_run1 *= g1;
                 rescale_o<OPT>(o, g0, g1);
                 if (!hasB) continue;
                 named_bar_sync(FB_IS, CONSUMERS);
+                V3_TR(0, phA + (i >> 1), 6);
                 wait_v_half<OPT>(fullB, parB, 0);
                 pv_ss(o, kb + P_BOX * BOX_BYTES, kb, 0);
                 if (nextA) {
@@ -291,6 +298,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                 }
                 reg_fence(o);
+                V3_TR(0, phA + (i >> 1), 7);
                 if (nextB && own == 0) load_boxes<LOPT>(tmap, sKB, fullB, pgB, B_BY0, l2pol);
                 if (nextA) {
                     wgmma_fence();
@@ -321,10 +329,13 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
+                V3_TR(1, phA + (i >> 1), 0);
                 named_bar_sync(FB_SA, CONSUMERS);
+                V3_TR(1, phA + (i >> 1), 1);
                 adopt_max<OPT>(mb, c, f0, f1);  // O_R and the row sums to A's max
                 wgmma_wait<0>();               // S_B (issued at the end of the last pair)
                 reg_fence(s);
+                V3_TR(1, phA + (i >> 1), 2);
                 if (hasB) {
                     own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
                     if (c.c4 == 0) {
@@ -341,6 +352,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     c.l_run1 = c.l_run1 * f1 + ps1;
                     rescale_o<OPT>(o, f0, f1);
                     issue_pv_rs<OPT>(o, pa, kb, 1);
+                    V3_TR(1, phA + (i >> 1), 3);
                 } else {
                     named_bar_arrive(FB_SB, CONSUMERS);  // P_A's box is free (PV(A,R) waited last pair)
                     c.l_run0 *= f0;
@@ -348,16 +360,19 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     rescale_o<OPT>(o, f0, f1);
                 }
                 named_bar_sync(FB_PA, CONSUMERS);
+                V3_TR(1, phA + (i >> 1), 4);
                 wait_v_half<OPT>(fullA, parA, 1);
                 pv_ss(o, pa_base, ka, 1);
                 if (hasB) {
                     named_bar_arrive(FB_IS, CONSUMERS);
                     wgmma_wait<1>();
                     reg_fence(pa);
+                    V3_TR(1, phA + (i >> 1), 5);
                     if (nextB && own == 0) load_boxes<LOPT>(tmap, sKB, fullB, pgB, B_BY1, l2pol);
                 }
                 wgmma_wait<0>();
                 reg_fence(o);
+                V3_TR(1, phA + (i >> 1), 6);
                 if (nextA && own == 0) load_boxes<LOPT>(tmap, sKA, fullA, pgA, A_BY1, l2pol);
                 if (nextB) {  // S_B': B's late boxes first (reloaded above), then warpgroup 0's
                     wgmma_fence();
@@ -368,6 +383,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     }
                     wgmma_commit();
                 }
+                V3_TR(1, phA + (i >> 1), 7);
             }
         }
         if constexpr (PARTS)

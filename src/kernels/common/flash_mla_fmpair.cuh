@@ -457,25 +457,17 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
 // The fmh::Version of that kernel set under a version's name (v56, v57, v58, v61): the split-merge
 // kernel for split plans, v47's walk (at most 4 row blocks a CTA, launched without PDL), the pair
 // where s * h > 128 (pair_sh), PDL on every main kernel.
-#define MLA_FMPAIR_V56_VERSION(name)                                                                      \
-    constexpr fmh::Version kVersion = {#name,        nullptr,     0,          fmh::flash_mla_hopper_combine_mlp<DA>, \
-                                       nullptr,      0,           nullptr,    MSMEM_BYTES,                           \
-                                       name##_merge, MSMEM_BYTES, CM_WS_CTA,  nullptr,                               \
-                                       0,            nullptr,     NTHREADS,   true,                                  \
-                                       name,         name##_walk, 4,          false,                                 \
-                                       name##_pair,  name##_pair_walk, fmpair::SMEM_BYTES, 128}
+// (The fields up to the pair's: v47's three kernels of the set named `stem`.)
+#define MLA_FMPAIR_SEESAW_FIELDS(name, stem)                                                                   \
+    #name, nullptr, 0, fmh::flash_mla_hopper_combine_mlp<DA>, nullptr, 0, nullptr, MSMEM_BYTES, stem##_merge,  \
+        MSMEM_BYTES, CM_WS_CTA, nullptr, 0, nullptr, NTHREADS, true, stem, stem##_walk, 4, false
+#define MLA_FMPAIR_V56_VERSION(name)                                                                              \
+    constexpr fmh::Version kVersion = {MLA_FMPAIR_SEESAW_FIELDS(name, name), name##_pair, name##_pair_walk, \
+                                       fmpair::SMEM_BYTES, 128}
 
 // flash_mla_v68: MLA_FMPAIR_V56_VERSION's set with `narrow`, the version of the seesaw kernels
 // name##_n (MLA_FMPAIR_SEESAW_KERNELS) that the host picks where a page feeds one row block.
 #define MLA_FMPAIR_V56_VERSION_NARROW(name)                                                                       \
-    constexpr fmh::Version kNarrow = {#name,           nullptr,     0,          fmh::flash_mla_hopper_combine_mlp<DA>, \
-                                      nullptr,         0,           nullptr,    MSMEM_BYTES,                           \
-                                      name##_n_merge,  MSMEM_BYTES, CM_WS_CTA,  nullptr,                               \
-                                      0,               nullptr,     NTHREADS,   true,                                  \
-                                      name##_n,        name##_n_walk, 4,        false};                                \
-    constexpr fmh::Version kVersion = {#name,        nullptr,     0,          fmh::flash_mla_hopper_combine_mlp<DA>, \
-                                       nullptr,      0,           nullptr,    MSMEM_BYTES,                           \
-                                       name##_merge, MSMEM_BYTES, CM_WS_CTA,  nullptr,                               \
-                                       0,            nullptr,     NTHREADS,   true,                                  \
-                                       name,         name##_walk, 4,          false,                                 \
-                                       name##_pair,  name##_pair_walk, fmpair::SMEM_BYTES, 128, &kNarrow}
+    constexpr fmh::Version kNarrow = {MLA_FMPAIR_SEESAW_FIELDS(name, name##_n)};                              \
+    constexpr fmh::Version kVersion = {MLA_FMPAIR_SEESAW_FIELDS(name, name), name##_pair, name##_pair_walk,  \
+                                       fmpair::SMEM_BYTES, 128, &kNarrow}

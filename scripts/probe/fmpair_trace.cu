@@ -1,8 +1,9 @@
 // Timeline probe for the FlashMLA-schedule pair (fmpair_cta; not part of the library or the tests):
-// builds flash_mla_v68's kernels with MLA_V3_TRACE, runs its pair kernel alone on one shape (the
+// builds flash_mla_v68's kernels with MLA_FMPAIR_TRACE, runs its pair kernel alone on one shape (the
 // walk where the library walks, b * row blocks in (SMs, 4 SMs], else the static grid; uniform
-// lengths, direct launches without PDL) and prints, for CTA 0's pairs, the SM clock at the points
-// each math warpgroup passes (fmpair_cta's V3_TR marks) as cycles from the pair's top:
+// lengths, direct launches without PDL) and prints, for CTA 0's pairs FM_TR_P0 .. FM_TR_P0 + 12 (the
+// marks live in shared memory: flash_mla_fmpair.cuh says why), the SM clock at the points
+// each math warpgroup passes (fmpair_cta's FM_TR marks) as cycles from the pair's top:
 //   wg0: 0 top, 1 S_A waited, 2 A's max published (softmax A), 3 B's max in (FB_SB), 4 P_A stored,
 //        5 PV(A,L) done, 6 P_B in (FB_IS), 7 PV(B,L) done (S_A' 0-3 issued)
 //   wg1: 0 top, 1 A's max in (FB_SA), 2 S_B waited, 3 softmax B done and PV(B,R) issued,
@@ -11,7 +12,7 @@
 // Why (thirty-second session): v70 moved warpgroup 1's hottest sampled wait and lost 4 %; the next
 // move needs the chain that sets the pair's period, measured rather than read off stall samples.
 // Usage: fmpair_probe b s h t [reps]. Built and run by scripts/device_probe.sh (MLA_PROBE_FMPAIR).
-#define MLA_V3_TRACE 1
+#define MLA_FMPAIR_TRACE 1
 #include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v68/flash_mla_v68.cu"
 #include "probe_problem.cuh"
 #include <algorithm>
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
     to.partial = false;
     const float sl2 = p.pb.scale * 1.4426950408889634f;
     const bool walk = items > 132 && items <= 4 * 132;  // the library's rule for v68 (walk_max 4)
-    const size_t smem = fmpair::SMEM_BYTES;
+    const size_t smem = fmpair::SMEM_BYTES + fmpair::FM_TR_BYTES;
     cudaFuncSetAttribute(flash_mla_v68_pair_walk, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     cudaFuncSetAttribute(flash_mla_v68_pair, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     const dim3 grid = walk ? dim3(132, 1, 1) : dim3((unsigned)nrb, 1, (unsigned)b);
@@ -56,27 +57,29 @@ int main(int argc, char **argv)
     const int ppi = ((t + 63) / 64 + 1) / 2;  // pairs an item (uniform lengths; causal trims the last rows only)
     printf("v68 pair %s b=%d s=%d h=%d t=%d grid=%ux%ux%u: %.1f us/launch, %.1f TFLOP/s; %d pairs an item\n",
            walk ? "walk" : "static", b, s, h, t, grid.x, grid.y, grid.z, us, flops / us * 1e-6, ppi);
-    static long long tr[2][64][8];
-    cudaMemcpyFromSymbol(tr, g_v3_trace, sizeof tr);
+    static uint32_t tr[2][fmpair::FM_TR_N][8];
+    cudaMemcpyFromSymbol(tr, fmpair::g_fm_trace, sizeof tr);
+    auto d = [](uint32_t x, uint32_t y) { return (long long)(int32_t)(x - y); };  // 32-bit clock
     // per pair: the period (next top - top), each point against its warpgroup's top, wg1's top against wg0's
     std::vector<long long> col[2][8], period, off1;
     printf("CTA 0, SM cycles from each warpgroup's pair top (item boundaries marked *):\n"
            " pair | period | wg0: S_A  smaxA  SB_in  P_A  PV_AL  PB_in  PV_BL | wg1 top-wg0 | wg1: SA_in  S_B  PV_BR_is  PA_in  PV_BR  PV_AR  S_B'\n");
-    for (int k = 0; k < 64 && tr[0][k][0] > 0; ++k) {
-        const long long t0 = tr[0][k][0], t1 = tr[1][k][0];
-        const bool next = k + 1 < 64 && tr[0][k + 1][0] > t0;
+    for (int q = 0; q < fmpair::FM_TR_N && tr[0][q][0] != 0; ++q) {
+        const int k = fmpair::FM_TR_P0 + q;
+        const uint32_t t0 = tr[0][q][0], t1 = tr[1][q][0];
+        const bool next = q + 1 < fmpair::FM_TR_N && tr[0][q + 1][0] != 0;
         const bool edge = (k + 1) % ppi == 0 || k % ppi == 0;  // first or last pair of an item
-        const long long per = next ? tr[0][k + 1][0] - t0 : -1;
+        const long long per = next ? d(tr[0][q + 1][0], t0) : -1;
         printf(" %3d%s | %6lld |", k, edge ? "*" : " ", per);
-        for (int j = 1; j < 8; ++j) printf(" %6lld", tr[0][k][j] > 0 ? tr[0][k][j] - t0 : -1LL);
-        printf(" | %6lld |", t1 > 0 ? t1 - t0 : -1LL);
-        for (int j = 1; j < 8; ++j) printf(" %6lld", tr[1][k][j] > 0 && t1 > 0 ? tr[1][k][j] - t1 : -1LL);
+        for (int j = 1; j < 8; ++j) printf(" %6lld", tr[0][q][j] ? d(tr[0][q][j], t0) : -1LL);
+        printf(" | %6lld |", t1 ? d(t1, t0) : -1LL);
+        for (int j = 1; j < 8; ++j) printf(" %6lld", tr[1][q][j] && t1 ? d(tr[1][q][j], t1) : -1LL);
         printf("\n");
         if (edge || per <= 0) continue;  // medians over the steady pairs
         period.push_back(per);
-        off1.push_back(t1 - t0);
+        off1.push_back(d(t1, t0));
         for (int w = 0; w < 2; ++w)
-            for (int j = 1; j < 8; ++j) col[w][j].push_back(tr[w][k][j] - tr[w][k][0]);
+            for (int j = 1; j < 8; ++j) col[w][j].push_back(d(tr[w][q][j], tr[w][q][0]));
     }
     auto med = [](std::vector<long long> v) {
         if (v.empty()) return -1LL;

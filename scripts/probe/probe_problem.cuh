@@ -79,6 +79,7 @@ inline double persist_probe_time(Run run, int reps)
     return ms * 1000.0 / reps;
 }
 
+#ifdef MLA_V3_TRACE  // (g_v3_cta: probes built without it, fmpair_trace.cu's, have no sustained runs)
 // Runs run() back to back for `secs` seconds (20 launches between host syncs) and prints the
 // launches' mean time, then the last launch's effective SM clock: clock64 cycles over globaltimer
 // ns, summed over its `nctas` CTAs' records (g_v3_cta, compiled in by MLA_V3_TRACE). That is the
@@ -106,3 +107,4 @@ inline void probe_sustain(Run run, double secs, int nctas, const char *label)
     printf("%s sustained, last launch: SM clock over the CTAs %.3f GHz, mean CTA %.1f us\n", label,
            dt > 0 ? cyc / dt : 0.0, dt / nctas * 1e-3);
 }
+#endif

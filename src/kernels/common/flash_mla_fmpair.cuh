@@ -51,6 +51,34 @@ static_assert(OFF_M == seesaw::OFF_M + BOX_BYTES && OFF_RED - OFF_M == seesaw::O
 constexpr int FB_SA = 2, FB_SB = 3, FB_PA = 6, FB_IS = 7;
 constexpr unsigned A_BY0 = 0x10fu, A_BY1 = 0x0f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0u;
 
+// The pair's timeline probe (scripts/probe/fmpair_trace.cu builds this file with MLA_FMPAIR_TRACE):
+// the SM clock's low 32 bits at eight points a warpgroup a pair, for CTA 0's pairs FM_TR_P0 ..
+// FM_TR_P0 + FM_TR_N - 1, kept in the 856 bytes of shared memory past the CTA's layout and copied
+// to g_fm_trace after the last item. Not global stores at each point: fence.proxy.async compiles to
+// MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S, and the membar waits for the warp's outstanding global
+// stores, so a global mark before a fence lengthens that fence's segment (the thirty-third
+// session's first run read 750 cycles for softmax A that way). Outside the probe, V3_TR (empty).
+#ifdef MLA_FMPAIR_TRACE
+constexpr int FM_TR_P0 = 8, FM_TR_N = 13;
+constexpr size_t FM_TR_OFF = SMEM_BYTES - 1024, FM_TR_BYTES = 2 * FM_TR_N * 8 * sizeof(uint32_t);
+static_assert(SMEM_BYTES + FM_TR_BYTES <= SMEM_OPTIN_MAX, "the probe's marks fit past the layout");
+__device__ uint32_t g_fm_trace[2][FM_TR_N][8];
+__device__ __forceinline__ uint32_t fm_clock()
+{
+    uint32_t c;
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(c));
+    return c;
+}
+#define FM_TR(w, pair, slot)                                                                              \
+    do {                                                                                                  \
+        const int q_ = (pair) - FM_TR_P0;                                                                 \
+        if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && q_ >= 0 && q_ < FM_TR_N) \
+            reinterpret_cast<uint32_t *>(smem + FM_TR_OFF)[((w) * FM_TR_N + q_) * 8 + (slot)] = fm_clock(); \
+    } while (0)
+#else
+#define FM_TR(w, pair, slot) V3_TR(w, pair, slot)
+#endif
+
 // S (+)= Q . K^T over box c of one page, waiting for it to land; `first` zeroes S. Issued, not
 // committed.
 template <long long OPT>
@@ -153,6 +181,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         ptx::mbarrier_init(&sums[0], 128);
         ptx::mbarrier_init(&sums[1], 128);
         ptx::mbarrier_init(qbar, 1);
+#ifdef MLA_FMPAIR_TRACE
+        for (int k = 0; k < (int)(FM_TR_BYTES / 4); ++k) reinterpret_cast<uint32_t *>(smem + FM_TR_OFF)[k] = 0;
+#endif
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
         prefetch_tensormap(tmap);
         prefetch_tensormap(qmap);
@@ -233,10 +264,10 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
-                V3_TR(0, phA + (i >> 1), 0);  // (probe marks: scripts/probe/fmpair_trace.cu)
+                FM_TR(0, phA + (i >> 1), 0);  // (probe marks: scripts/probe/fmpair_trace.cu)
                 wgmma_wait<0>();
                 reg_fence(s);
-                V3_TR(0, phA + (i >> 1), 1);
+                FM_TR(0, phA + (i >> 1), 1);
                 // Softmax A; its max goes to warpgroup 1 at once, P_A stays in registers for PV(A,L).
                 own_exp<OPT>(kr.b0 + i, sl2, c, s, pa, f0, f1, ps0, ps1);
                 if (c.c4 == 0) {
@@ -247,7 +278,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 ptx::fence_proxy_async(ptx::space_shared);
                 if (page_is_tail(pol, kr.b0 + i)) named_bar_sync(BAR_OWN + 0, 128);  // zeroed V rows before PV(A,L)
                 named_bar_arrive(FB_SA, CONSUMERS);
-                V3_TR(0, phA + (i >> 1), 2);
+                FM_TR(0, phA + (i >> 1), 2);
                 c.l_run0 = c.l_run0 * f0 + ps0;
                 c.l_run1 = c.l_run1 * f1 + ps1;
                 rescale_o<OPT>(o, f0, f1);
@@ -257,7 +288,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 // done, and P_A's box may be overwritten only then.
                 g0 = g1 = 1.f;
                 named_bar_sync(FB_SB, CONSUMERS);
-                V3_TR(0, phA + (i >> 1), 3);
+                FM_TR(0, phA + (i >> 1), 3);
                 if (hasB) adopt_max<OPT>(mb + BM, c, g0, g1);
                 if (__any_sync(0xffffffffu, g0 != 1.f || g1 != 1.f)) {
                     // (rare under the lazy max) PV(A,L) still reads pa: wait for it and scale
@@ -274,18 +305,18 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 store_p_opt<OPT>(sPA, pa, c);
                 ptx::fence_proxy_async(ptx::space_shared);
                 named_bar_arrive(FB_PA, CONSUMERS);
-                V3_TR(0, phA + (i >> 1), 4);
+                FM_TR(0, phA + (i >> 1), 4);
                 wgmma_wait<0>();
                 reg_fence(o);
                 reg_fence(pa);
-                V3_TR(0, phA + (i >> 1), 5);
+                FM_TR(0, phA + (i >> 1), 5);
                 if (nextA && own == 0) load_boxes<LOPT>(tmap, sKA, fullA, pgA, A_BY0, l2pol);
                 c.l_run0 *= g0;
                 c.l_run1 *= g1;
                 rescale_o<OPT>(o, g0, g1);
                 if (!hasB) continue;
                 named_bar_sync(FB_IS, CONSUMERS);
-                V3_TR(0, phA + (i >> 1), 6);
+                FM_TR(0, phA + (i >> 1), 6);
                 wait_v_half<OPT>(fullB, parB, 0);
                 pv_ss(o, kb + P_BOX * BOX_BYTES, kb, 0);
                 if (nextA) {
@@ -298,7 +329,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     wgmma_wait<0>();
                 }
                 reg_fence(o);
-                V3_TR(0, phA + (i >> 1), 7);
+                FM_TR(0, phA + (i >> 1), 7);
                 if (nextB && own == 0) load_boxes<LOPT>(tmap, sKB, fullB, pgB, B_BY0, l2pol);
                 if (nextA) {
                     wgmma_fence();
@@ -329,13 +360,13 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 const bool hasB = i + 1 < np, nextA = i + 2 < np, nextB = i + 3 < np;
                 const int pgA = nextA && own == 0 ? ld_global_s32(bt + kr.b0 + i + 2) : 0;
                 const int pgB = nextB && own == 0 ? ld_global_s32(bt + kr.b0 + i + 3) : 0;
-                V3_TR(1, phA + (i >> 1), 0);
+                FM_TR(1, phA + (i >> 1), 0);
                 named_bar_sync(FB_SA, CONSUMERS);
-                V3_TR(1, phA + (i >> 1), 1);
+                FM_TR(1, phA + (i >> 1), 1);
                 adopt_max<OPT>(mb, c, f0, f1);  // O_R and the row sums to A's max
                 wgmma_wait<0>();               // S_B (issued at the end of the last pair)
                 reg_fence(s);
-                V3_TR(1, phA + (i >> 1), 2);
+                FM_TR(1, phA + (i >> 1), 2);
                 if (hasB) {
                     own_exp<OPT>(kr.b0 + i + 1, sl2, c, s, pa, g0, g1, ps0, ps1);
                     if (c.c4 == 0) {
@@ -352,7 +383,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     c.l_run1 = c.l_run1 * f1 + ps1;
                     rescale_o<OPT>(o, f0, f1);
                     issue_pv_rs<OPT>(o, pa, kb, 1);
-                    V3_TR(1, phA + (i >> 1), 3);
+                    FM_TR(1, phA + (i >> 1), 3);
                 } else {
                     named_bar_arrive(FB_SB, CONSUMERS);  // P_A's box is free (PV(A,R) waited last pair)
                     c.l_run0 *= f0;
@@ -360,19 +391,19 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     rescale_o<OPT>(o, f0, f1);
                 }
                 named_bar_sync(FB_PA, CONSUMERS);
-                V3_TR(1, phA + (i >> 1), 4);
+                FM_TR(1, phA + (i >> 1), 4);
                 wait_v_half<OPT>(fullA, parA, 1);
                 pv_ss(o, pa_base, ka, 1);
                 if (hasB) {
                     named_bar_arrive(FB_IS, CONSUMERS);
                     wgmma_wait<1>();
                     reg_fence(pa);
-                    V3_TR(1, phA + (i >> 1), 5);
+                    FM_TR(1, phA + (i >> 1), 5);
                     if (nextB && own == 0) load_boxes<LOPT>(tmap, sKB, fullB, pgB, B_BY1, l2pol);
                 }
                 wgmma_wait<0>();
                 reg_fence(o);
-                V3_TR(1, phA + (i >> 1), 6);
+                FM_TR(1, phA + (i >> 1), 6);
                 if (nextA && own == 0) load_boxes<LOPT>(tmap, sKA, fullA, pgA, A_BY1, l2pol);
                 if (nextB) {  // S_B': B's late boxes first (reloaded above), then warpgroup 0's
                     wgmma_fence();
@@ -383,7 +414,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     }
                     wgmma_commit();
                 }
-                V3_TR(1, phA + (i >> 1), 7);
+                FM_TR(1, phA + (i >> 1), 7);
             }
         }
         if constexpr (PARTS)
@@ -394,6 +425,11 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         phA += (np + 1) >> 1;
         phB += np >> 1;
     }
+#ifdef MLA_FMPAIR_TRACE
+    if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0)
+        for (int k = 0; k < FM_TR_N * 8; ++k)
+            (&g_fm_trace[wg][0][0])[k] = reinterpret_cast<const uint32_t *>(smem + FM_TR_OFF)[wg * FM_TR_N * 8 + k];
+#endif
 }
 
 }  // namespace fmpair

@@ -25,7 +25,9 @@ int main(int argc, char **argv)
     const int reps = argc > 5 ? atoi(argv[5]) : 10;
     ProbeProblem p = probe_problem(b, s, h, t);
     const int nrb = (s * h + BM - 1) / BM, items = b * nrb;
-    if ((long long)s * h <= 128) {
+    // MLA_PROBE_FORCE_PAIR=1: the pair at s * h <= 128 too (as v69 ran it), to see DRAM-fed pages' timeline
+    const char *force = getenv("MLA_PROBE_FORCE_PAIR");
+    if ((long long)s * h <= 128 && !(force && force[0] == '1')) {
         printf("fmpair probe: s*h = %d runs v47's kernels, not the pair (s*h > 128)\n", s * h);
         return 1;
     }

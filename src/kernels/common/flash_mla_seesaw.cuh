@@ -144,6 +144,12 @@ enum : long long {
     // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the
     // thirty-second session; code in docs/bench/h200-2026-12-02-s31/v67_bpre_not_run.patch and
     // docs/bench/h200-2026-12-02-s32/v70_pbox.patch.)
+    // (17592186044416 was OPT_LD_SPREAD's, a reload's boxes issued by lane 0 of all four warps
+    // (flash_mla_v71: the pair's, v72: every kernel's), 35184372088832 OPT_PG_AHEAD's, block-table
+    // entries read a pair ahead (v73; v74 both), and 70368744177664 OPT_FM_PAEARLY's, fmpair_cta's
+    // P_A published with A's max and PV(A,R) issued before softmax B (v75): 0.2-4.5 % slower at
+    // s = 2 and 4, measured and removed in the thirty-fourth session; code in
+    // docs/bench/h200-2026-12-03-s34/v71-v74.patch and v75_paearly.patch.)
     // (274877906944 was OPT_FM_Q8's, fmpair_cta's Q RoPE box in registers with P_B in its place,
     // measured and removed in the thirtieth session: flash_mla_v59, 0.4-2.7 % slower; code in
     // docs/bench/h200-2026-12-02-s30/v59_q8_regs.patch.)

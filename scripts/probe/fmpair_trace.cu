@@ -11,7 +11,8 @@
 // Both warpgroups' points are on the SM clock of one SM, so wg1's are also given against wg0's top.
 // Why (thirty-second session): v70 moved warpgroup 1's hottest sampled wait and lost 4 %; the next
 // move needs the chain that sets the pair's period, measured rather than read off stall samples.
-// Usage: fmpair_probe b s h t [reps]. Built and run by scripts/device_probe.sh (MLA_PROBE_FMPAIR).
+// Usage: fmpair_probe b s h t [reps] (MLA_PROBE_FORCE_PAIR=1: the pair at s * h <= 128 too).
+// Built and run by scripts/device_probe.sh (MLA_PROBE_FMPAIR).
 #define MLA_FMPAIR_TRACE 1
 #include "../../src/kernels/hopper/mla/flash_mla/flash_mla_v68/flash_mla_v68.cu"
 #include "probe_problem.cuh"
@@ -28,7 +29,8 @@ int main(int argc, char **argv)
     // MLA_PROBE_FORCE_PAIR=1: the pair at s * h <= 128 too (as v69 ran it), to see DRAM-fed pages' timeline
     const char *force = getenv("MLA_PROBE_FORCE_PAIR");
     if ((long long)s * h <= 128 && !(force && force[0] == '1')) {
-        printf("fmpair probe: s*h = %d runs v47's kernels, not the pair (s*h > 128)\n", s * h);
+        printf("fmpair probe: s*h = %d runs v47's kernels, not the pair (s*h > 128; MLA_PROBE_FORCE_PAIR=1 runs it)\n",
+               s * h);
         return 1;
     }
     CUtensorMap tmap, qmap, omap;

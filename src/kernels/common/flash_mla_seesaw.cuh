@@ -142,9 +142,9 @@ enum : long long {
     // (140737488355328 was OPT_EXP_SPLIT's, own_exp's NOMAX bound tested on the exponents so that
     // the 32 MUFU.EX2 issue back to back (flash_mla_v76); 281474976710656 OPT_EXP_POLY8's and
     // 562949953421312 OPT_EXP_POLY16's, 8 or 16 of the 32 exponentials by a polynomial on the FMA
-    // pipe (v77, v78): 2-12 % slower, every softmax longer; measured and removed in the
-    // thirty-fifth session, code in docs/bench/h200-2026-12-03-s35/v76_exp_split.patch and
-    // v77_v78_exp_poly.patch.)
+    // pipe (v77, v78): 0.8-16 % slower, softmax B longer on every probed shape; measured and
+    // removed in the thirty-fifth session, code in docs/bench/h200-2026-12-03-s35/v76_exp_split.patch
+    // and v77_v78_exp_poly.patch.)
     // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the
     // finish: flash_mla_v67, 0.5-1.3 % slower; 8796093022208 was OPT_FM_PBOX's, P_A in page A's
     // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the

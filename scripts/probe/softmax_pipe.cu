@@ -37,28 +37,15 @@
 #include <vector>
 
 #include "kernels/common/ptx.cuh"
+#include "wgmma_operands.cuh"
 
 using namespace mla;
 
-constexpr int BOX = 8192;                // 64 rows x 128 bytes, swizzled
-constexpr int REGION = 9 * BOX;          // 72 KB: a Q tile or a page
 constexpr int SCRATCH = 2048;            // a mix warp's P stores: 4 STSM x 512 bytes
 constexpr int SMEM = 2 * REGION + 8 * SCRATCH + 64 + 1024;  // + the flag and its two slots
 constexpr int MAXW = 8;                  // mix warps a CTA (two warpgroups)
 constexpr int STRIDE = MAXW + 3;         // per CTA: the mix warps' cycles, wg0's groups, cycles, issue cycles
 constexpr int GROUPS0 = 200;             // wg0's groups when there is no mix (NMIX = 0)
-
-__device__ __forceinline__ uint32_t saddr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-
-__device__ __forceinline__ uint32_t rnd_pair(uint32_t i)
-{
-    uint32_t h = i * 2654435761u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    const uint32_t lo = 0x3f00u | (h & 0x807fu) | ((h >> 8) & 0x80u), hi = 0x3f00u | ((h >> 16) & 0x807fu) | ((h >> 1) & 0x80u);
-    return lo | (hi << 16);
-}
 
 __device__ __forceinline__ float ex2(float x)
 {
@@ -167,28 +154,10 @@ __global__ void __launch_bounds__(128 * (1 + NMIX), 1) pipe(int reps, unsigned l
             }
             const long long ci0 = clock64();
             wgmma_fence();
-            if (TMODE == 3) {
-                const uint64_t qd = gmma_desc_sw128(a0, 16, 1024), kd = gmma_desc_sw128(b0, 16, 1024);
-                float(&s)[32] = *reinterpret_cast<float(*)[32]>(acc);
-#pragma unroll
-                for (int c = 0; c < 9; ++c)
-#pragma unroll
-                    for (int k4 = 0; k4 < 4; ++k4)
-                        wgmma_m64n64k16_ss(s, gmma_desc_add(qd, c * BOX + k4 * 32), gmma_desc_add(kd, c * BOX + k4 * 32),
-                                           c + k4 > 0);
-            } else {
-                // nine k-steps of a PV half (16 tokens x 256 columns): the FLOPs of shape 3's group
-                const uint64_t pd = gmma_desc_sw128(a0, 16, 1024), vd = gmma_desc_sw128(b0, BOX, 1024);
-#pragma unroll
-                for (int r = 0; r < 9; ++r) {
-                    const int kk = r & 3;
-                    const uint64_t v = gmma_desc_add(vd, kk * 16 * 128 + (r & 1) * 4 * BOX);
-                    if (TMODE == 2)
-                        wgmma_m64n256k16_ss<1>(acc, gmma_desc_add(pd, kk * 32 + (r >> 2) * 1024), v, 1);
-                    else
-                        wgmma_m64n256k16_rs<1>(acc, fa[kk & 1], v, 1);
-                }
-            }
+            if (TMODE == 3)
+                qk_page<false>(*reinterpret_cast<float(*)[32]>(acc), a0, b0, fa);  // (fa unused: SS)
+            else
+                pv_group<TMODE == 2>(acc, a0, b0, fa);  // the FLOPs of shape 3's group
             issue += clock64() - ci0;  // the group's issue: how many HGMMAs the tensor pipe takes ahead
             wgmma_commit();
             wgmma_wait<1>();

@@ -24,27 +24,13 @@
 #include <cstdlib>
 
 #include "kernels/common/ptx.cuh"
+#include "wgmma_operands.cuh"
 
 using namespace mla;
 
-constexpr int BOX = 8192;                // 64 rows x 128 bytes, swizzled
-constexpr int REGION = 9 * BOX;          // 72 KB: one Q tile or one page
 constexpr int SMEM = 2 * REGION + 1024;  // A region, B region, alignment slack
 
 __device__ unsigned long long g_clk[264][2];  // per CTA: SM cycles, ns of its last launch
-
-__device__ __forceinline__ uint32_t saddr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-
-// A random bf16 pair in about [-2, 2]: random sign, exponent 126-127, random mantissa.
-__device__ __forceinline__ uint32_t rnd_pair(uint32_t i)
-{
-    uint32_t h = i * 2654435761u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    const uint32_t lo = 0x3f00u | (h & 0x807fu) | ((h >> 8) & 0x80u), hi = 0x3f00u | ((h >> 16) & 0x807fu) | ((h >> 1) & 0x80u);
-    return lo | (hi << 16);
-}
 
 // D(64x128, fp32) (+)= A(64x16, smem) * B(16x128, smem), both K-major (shape 4 only)
 __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[64], uint64_t da, uint64_t db, int scale_d)
@@ -65,24 +51,6 @@ __device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[64], uint64_t da,
           "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
           "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
         : "l"(da), "l"(db), "r"(scale_d));
-}
-
-// One page's QK^T as the kernels issue it: 9 boxes x 4 k-steps of m64n64k16, A from shared
-// memory (SS, the first k-step overwrites S) or from the 36 register fragments fa (RS).
-template <bool RS, int NF>
-__device__ __forceinline__ void qk_page(float (&s)[32], uint32_t a0, uint32_t b0, const uint32_t (&fa)[NF][4])
-{
-    const uint64_t qd = gmma_desc_sw128(a0, 16, 1024), kd = gmma_desc_sw128(b0, 16, 1024);
-#pragma unroll
-    for (int c = 0; c < 9; ++c)
-#pragma unroll
-        for (int k4 = 0; k4 < 4; ++k4) {
-            const uint32_t off = c * BOX + k4 * 32;
-            if (RS)
-                wgmma_m64n64k16_rs<0>(s, fa[(4 * c + k4) % NF], gmma_desc_add(kd, off));
-            else
-                wgmma_m64n64k16_ss(s, gmma_desc_add(qd, off), gmma_desc_add(kd, off), c + k4 > 0);
-        }
 }
 
 template <int SHAPE>
@@ -141,18 +109,7 @@ __global__ void __launch_bounds__(256, 1) energy(int iters, float *sink)
         } else if (SHAPE <= 1) {
             qk_page<SHAPE == 1>(*reinterpret_cast<float(*)[32]>(acc), a0, b0, fa);
         } else {
-            // nine k-steps of a page's PV half (16 tokens x 256 columns each), walking both V halves
-            // and the P box: as many FLOPs a group as the QK^T's 36 m64n64k16
-            const uint64_t pd = gmma_desc_sw128(a0, 16, 1024), vd = gmma_desc_sw128(b0, BOX, 1024);
-#pragma unroll
-            for (int r = 0; r < 9; ++r) {
-                const int kk = r & 3;
-                const uint64_t v = gmma_desc_add(vd, kk * 16 * 128 + (r & 1) * 4 * BOX);
-                if (SHAPE == 2)
-                    wgmma_m64n256k16_ss<1>(acc, gmma_desc_add(pd, kk * 32 + (r >> 2) * 1024), v, 1);
-                else
-                    wgmma_m64n256k16_rs<1>(acc, fa[kk], v, 1);
-            }
+            pv_group<SHAPE == 2>(acc, a0, b0, fa);
         }
         wgmma_commit();
         wgmma_wait<0>();

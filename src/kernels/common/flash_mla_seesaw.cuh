@@ -145,6 +145,17 @@ enum : long long {
     // pipe (v77, v78): 0.8-16 % slower, softmax B longer on every probed shape; measured and
     // removed in the thirty-fifth session, code in docs/bench/h200-2026-12-03-s35/v76_exp_split.patch
     // and v77_v78_exp_poly.patch.)
+    // (1125899906842624 was OPT_FM_SPLITB's, fmpair_cta's softmax B fast path split between the two
+    // warps of each scheduler, warpgroup 0 taking tokens 32-63 through page B's RoPE box
+    // (flash_mla_v79): 7-10 % slower at s = 2..16, softmax B ~380 cycles longer (the handoff's
+    // barriers, loads and fence cost more than the halved exponentials saved); measured and removed
+    // in the thirty-sixth session, code in docs/bench/h200-2026-12-03-s36/v79_splitb.patch.)
+    // (2251799813685248 was OPT_FM_PBLATE's and 4503599627370496 OPT_FM_PBLAST's: fmpair_cta's
+    // warpgroup 1 storing P_B after PV(B,R)'s issue, before (v80) or after (v81) PV(A,R)'s: the
+    // stores then wait for the RS wgmma to read their registers and hold the warp; level to 9 %
+    // slower at s = 2..8 and b=128,s=2 (v81 ~1 % faster at s = 16). Measured and removed in the
+    // thirty-sixth session, code in
+    // docs/bench/h200-2026-12-03-s36/v80_v81_pb_late.patch.)
     // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the
     // finish: flash_mla_v67, 0.5-1.3 % slower; 8796093022208 was OPT_FM_PBOX's, P_A in page A's
     // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the

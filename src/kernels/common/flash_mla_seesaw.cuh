@@ -138,7 +138,9 @@ enum : long long {
     OPT_L2_PLAIN1 = 549755813888LL,  // with OPT_L2_EVICT: no hint at all where a page feeds one row block (flash_mla_v62)
     // From the thirty-first session:
     OPT_MB_SLEEP = 1099511627776LL,  // mbarrier waits with a suspend-time hint (wait_par; flash_mla_v63)
-    OPT_FM_QPRE = 2199023255552LL    // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
+    OPT_FM_QPRE = 2199023255552LL,   // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
+    // From the thirty-sixth session:
+    OPT_FM_PBFENCE = 9007199254740992LL  // fmpair_cta: P_B's proxy fence after PV(B,R)'s issue (v82)
     // (140737488355328 was OPT_EXP_SPLIT's, own_exp's NOMAX bound tested on the exponents so that
     // the 32 MUFU.EX2 issue back to back (flash_mla_v76); 281474976710656 OPT_EXP_POLY8's and
     // 562949953421312 OPT_EXP_POLY16's, 8 or 16 of the 32 exponentials by a polynomial on the FMA

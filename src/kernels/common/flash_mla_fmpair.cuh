@@ -221,15 +221,6 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
     // OPT_FM_QPRE (flash_mla_v64): the next item's Q was requested at the end of this one's loop.
     constexpr bool QPRE = (OPT & OPT_FM_QPRE) != 0 && MODE != FM_STATIC;
     bool qpre = false;  // (thread 0's own)
-    // OPT_FM_PBFENCE (flash_mla_v82): warpgroup 1 stores P_B before issuing PV(B,R), as v68, but
-    // fences it for the async proxy after the issue. Why (thirty-sixth session): softmax B is the
-    // pair's critical chain; the s34 probe put ~90 of its cycles into that fence (fence.proxy.async
-    // is MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S), and only warpgroup 0's PV(B,L) (after "issued") reads
-    // the box through the async proxy; PV(B,R) reads P_B from registers. Storing after the issue
-    // (v80, v81) made the stores wait for the RS wgmma to read their registers; a copy of P_B to
-    // store from (tried, not run) spilled at 232 registers. Tail pages keep the fence first: their
-    // zeroed V rows feed the own PV.
-    constexpr bool PB_FENCE = (OPT & OPT_FM_PBFENCE) != 0;
     for (int it = it0, seg = 0; it < it1; it += WK ? (int)gridDim.x : 1, ++seg) {
         int r = PARTS ? it : (int)blockIdx.z, rbx = blockIdx.x;
         if (WK) {
@@ -384,11 +375,8 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     }
                     named_bar_arrive(FB_SB, CONSUMERS);
                     own_store<OPT>(pol, kr.b0 + i + 1, sKB, c, own, pa);  // P_B into B's RoPE box
-                    const bool pb_fence_late = PB_FENCE && !page_is_tail(pol, kr.b0 + i + 1);  // CTA-uniform
-                    if (!pb_fence_late) {
-                        ptx::fence_proxy_async(ptx::space_shared);
-                        if (page_is_tail(pol, kr.b0 + i + 1)) named_bar_sync(BAR_OWN + 1, 128);
-                    }
+                    ptx::fence_proxy_async(ptx::space_shared);
+                    if (page_is_tail(pol, kr.b0 + i + 1)) named_bar_sync(BAR_OWN + 1, 128);
                     f0 *= g0;
                     f1 *= g1;
                     c.l_run0 = c.l_run0 * f0 + ps0;
@@ -396,7 +384,6 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                     rescale_o<OPT>(o, f0, f1);
                     issue_pv_rs<OPT>(o, pa, kb, 1);
                     FM_TR(1, phA + (i >> 1), 3);
-                    if (pb_fence_late) ptx::fence_proxy_async(ptx::space_shared);
                 } else {
                     named_bar_arrive(FB_SB, CONSUMERS);  // P_A's box is free (PV(A,R) waited last pair)
                     c.l_run0 *= f0;

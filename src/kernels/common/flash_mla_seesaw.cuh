@@ -138,9 +138,7 @@ enum : long long {
     OPT_L2_PLAIN1 = 549755813888LL,  // with OPT_L2_EVICT: no hint at all where a page feeds one row block (flash_mla_v62)
     // From the thirty-first session:
     OPT_MB_SLEEP = 1099511627776LL,  // mbarrier waits with a suspend-time hint (wait_par; flash_mla_v63)
-    OPT_FM_QPRE = 2199023255552LL,   // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
-    // From the thirty-sixth session:
-    OPT_FM_PBFENCE = 9007199254740992LL  // fmpair_cta: P_B's proxy fence after PV(B,R)'s issue (v82)
+    OPT_FM_QPRE = 2199023255552LL    // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
     // (140737488355328 was OPT_EXP_SPLIT's, own_exp's NOMAX bound tested on the exponents so that
     // the 32 MUFU.EX2 issue back to back (flash_mla_v76); 281474976710656 OPT_EXP_POLY8's and
     // 562949953421312 OPT_EXP_POLY16's, 8 or 16 of the 32 exponentials by a polynomial on the FMA
@@ -158,6 +156,10 @@ enum : long long {
     // slower at s = 2..8 and b=128,s=2 (v81 ~1 % faster at s = 16). Measured and removed in the
     // thirty-sixth session, code in
     // docs/bench/h200-2026-12-03-s36/v80_v81_pb_late.patch.)
+    // (9007199254740992 was OPT_FM_PBFENCE's: fmpair_cta's P_B proxy fence after PV(B,R)'s issue
+    // (flash_mla_v82): level with v68 within 1.2 % (s = 2 and b=128,s=2 slower, s = 8 faster);
+    // measured and removed in the thirty-sixth session, code in
+    // docs/bench/h200-2026-12-03-s36/v82_pb_fence.patch.)
     // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the
     // finish: flash_mla_v67, 0.5-1.3 % slower; 8796093022208 was OPT_FM_PBOX's, P_A in page A's
     // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the

@@ -14,7 +14,11 @@
 # flash_mla_v24's (the same file built with -DPROBE_V24). A shape "b s h t reps seconds" there also
 # runs the kernel for that many seconds under nvidia-smi sampling (power per version, sustained).
 # MLA_PROBE_FMPAIR="b s h t; ..." builds and runs the pair's timeline probe (scripts/probe/
-# fmpair_trace.cu: flash_mla_v68's pair kernel, CTA 0's per-pair points of both math warpgroups).
+# fmpair_trace.cu: flash_mla_v68's pair kernel, CTA 0's per-pair points of both math warpgroups);
+# MLA_PROBE_FMPAIR_VERSIONS="68 82" (default 68) builds it for each of those fmpair versions (the
+# probe's source with the version's name substituted, in /tmp) and runs every shape on each.
+# MLA_PROBE_SOFTMAX=REPS builds and runs scripts/probe/softmax_pipe.cu (a softmax mix beside a
+# wgmma chain; REPS a measurement, 512 in the thirty-sixth session).
 # MLA_PROBE_SHAPES="b s h t; ..." replaces the timeline shapes (default "32 16 128 4096; 32 1 128
 # 4096; 128 1 16 8192"); MLA_PROBE_CMERGE_ONLY=1 builds only the split-merge kernels (opts 50431
 # and its variants: a quick build) and skips the TMA probe. MLA_PROBE_PAGES=random (read by the
@@ -54,8 +58,19 @@ V22=${MLA_PROBE_V22:-}
   >>"$OUT/probe_build.log" 2>&1 || { echo "v22 probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
 V24=${MLA_PROBE_V24:-}
 FMP=${MLA_PROBE_FMPAIR:-}
-[ -n "$FMP" ] && { "${NV[@]}" scripts/probe/fmpair_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/fmpair_probe \
-  >>"$OUT/probe_build.log" 2>&1 || { echo "fmpair probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
+FMPV=${MLA_PROBE_FMPAIR_VERSIONS:-68}
+if [ -n "$FMP" ]; then
+  for v in $FMPV; do
+    # the probe includes its version's .cu by a relative path: rewrite it absolute for the copy in /tmp
+    sed -e "s/flash_mla_v68/flash_mla_v$v/g" -e "s|\"../../src/|\"$PWD/src/|" scripts/probe/fmpair_trace.cu \
+      >"/tmp/fmpair_trace_v$v.cu"
+    "${NV[@]}" -Iscripts/probe "/tmp/fmpair_trace_v$v.cu" "$B/libmla_var3.a" "${LIBS[@]}" -o "/tmp/fmpair_probe_v$v" \
+      >>"$OUT/probe_build.log" 2>&1 || { echo "fmpair probe (v$v) build failed"; tail -20 "$OUT/probe_build.log"; }
+  done
+fi
+SMX=${MLA_PROBE_SOFTMAX:-}
+[ -n "$SMX" ] && { "${NV[@]}" scripts/probe/softmax_pipe.cu -o /tmp/softmax_pipe >>"$OUT/probe_build.log" 2>&1 ||
+  { echo "softmax_pipe build failed"; tail -20 "$OUT/probe_build.log"; }; }
 [ -n "$V24" ] && { "${NV[@]}" -DPROBE_V24 scripts/probe/v22_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v24_probe \
   >>"$OUT/probe_build.log" 2>&1 || { echo "v24 probe build failed"; tail -20 "$OUT/probe_build.log"; }; }
 [ -n "$SUSTAIN" ] && { nvcc -O3 -gencode=arch=compute_90a,code=sm_90a scripts/probe/gemm_sustain.cu -lcublas \
@@ -108,11 +123,16 @@ persist_run() {
     IFS=';' read -ra V24S <<<"$V24"
     for shape in "${V24S[@]}"; do persist_run v24 $shape; done
   fi
-  if [ -n "$FMP" ] && [ -x /tmp/fmpair_probe ]; then
+  if [ -n "$FMP" ]; then
     IFS=';' read -ra FMPS <<<"$FMP"
-    # shellcheck disable=SC2086
-    for shape in "${FMPS[@]}"; do timeout 60 /tmp/fmpair_probe $shape; done
+    for v in $FMPV; do
+      [ -x "/tmp/fmpair_probe_v$v" ] || continue
+      echo "=== fmpair probe, flash_mla_v$v (the probe's own header says v68)"
+      # shellcheck disable=SC2086
+      for shape in "${FMPS[@]}"; do timeout 60 "/tmp/fmpair_probe_v$v" $shape; done
+    done
   fi
+  [ -n "$SMX" ] && [ -x /tmp/softmax_pipe ] && timeout 120 /tmp/softmax_pipe "$SMX"
   IFS=';' read -ra SHAPES <<<"${MLA_PROBE_SHAPES:-32 16 128 4096; 32 1 128 4096; 128 1 16 8192}"
   for shape in "${SHAPES[@]}"; do
     # shellcheck disable=SC2086
@@ -120,4 +140,4 @@ persist_run() {
   done
 } >"$OUT/probe.txt" 2>&1
 sed -n '/TMA page probe/,/^DRAM  132    3/p' "$OUT/probe.txt"
-grep "steady\|medians over\|us/launch\|^power\|sustained\|^CTA\|^SM cycles\|clusters\|merge finish" "$OUT/probe.txt" || true
+grep "steady\|medians over\|=== fmpair probe\|cycles/rep\|us/launch\|^power\|sustained\|^CTA\|^SM cycles\|clusters\|merge finish" "$OUT/probe.txt" || true

@@ -54,7 +54,7 @@ __device__ __forceinline__ float ex2(float x)
     return y;
 }
 
-// The mix a thread runs once a rep on NV values (NV = 32: own_exp's fast path for two rows).
+// MIX 3 and 4's would-be yield: the warp sleeps (~70 cycles measured) and the scheduler may pick another.
 __device__ __forceinline__ void nap() { asm volatile("nanosleep.u32 0;" ::: "memory"); }
 
 // 2^x on the FMA pipe, as the thirty-fifth session's v77/v78 computed it (NaN-propagating clamps
@@ -78,6 +78,7 @@ __device__ __forceinline__ float ex2_el(float x, int e)
     return ex2(x);
 }
 
+// The mix a thread runs once a rep on NV values (NV = 32: own_exp's fast path for two rows).
 template <int MIX, int NV>
 __device__ __forceinline__ void mix_rep(float (&s)[NV], float &mu0, float &mu1, uint32_t sc, int &votes)
 {

@@ -147,9 +147,10 @@ enum : long long {
     // and v77_v78_exp_poly.patch.)
     // (1125899906842624 was OPT_FM_SPLITB's, fmpair_cta's softmax B fast path split between the two
     // warps of each scheduler, warpgroup 0 taking tokens 32-63 through page B's RoPE box
-    // (flash_mla_v79): 7-10 % slower at s = 2..16, softmax B ~380 cycles longer (the handoff's
-    // barriers, loads and fence cost more than the halved exponentials saved); measured and removed
-    // in the thirty-sixth session, code in docs/bench/h200-2026-12-03-s36/v79_splitb.patch.)
+    // (flash_mla_v79): 7-9 % slower at s = 2..16, 13.5 % at b=128,s=2, softmax B ~380 cycles
+    // longer (the handoff's barriers, loads and fence cost more than the halved exponentials
+    // saved); measured and removed in the thirty-sixth session, code in
+    // docs/bench/h200-2026-12-03-s36/v79_splitb.patch.)
     // (2251799813685248 was OPT_FM_PBLATE's and 4503599627370496 OPT_FM_PBLAST's: fmpair_cta's
     // warpgroup 1 storing P_B after PV(B,R)'s issue, before (v80) or after (v81) PV(A,R)'s: the
     // stores then wait for the RS wgmma to read their registers and hold the warp; level to 9 %

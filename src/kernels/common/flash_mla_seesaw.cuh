@@ -161,6 +161,15 @@ enum : long long {
     // (flash_mla_v82): level with v68 within 1.2 % (s = 2 and b=128,s=2 slower, s = 8 faster);
     // measured and removed in the thirty-sixth session, code in
     // docs/bench/h200-2026-12-03-s36/v82_pb_fence.patch.)
+    // (18014398509481984 was OPT_FM_S8EARLY's, fmpair_cta's next S_A' taking page A's RoPE box
+    // before its late boxes 4-7 (flash_mla_v84): level with v68 at s = 2..8; 36028797018963968
+    // OPT_FM_BREL's, page B's late group reloaded as PV(B,L) completes with one S_A' box ahead of
+    // the wait instead of four (v83 both; v85 v83's pair also at s = 1): the reload left ~600
+    // cycles earlier, the pair 2-3 % slower at s = 2..8 (the next S_B completes when the tensor
+    // pipe's queue reaches it, not when its boxes land) and, at s = 1 with DRAM-fed pages, the pair's
+    // period 5.7-8.4 % shorter but the call only 0-1 % faster than v68's seesaw kernels. Measured and
+    // removed in the thirty-seventh session, code in
+    // docs/bench/h200-2026-12-03-s37/v83_v84_v85_brel_s8early.patch.)
     // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the
     // finish: flash_mla_v67, 0.5-1.3 % slower; 8796093022208 was OPT_FM_PBOX's, P_A in page A's
     // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the

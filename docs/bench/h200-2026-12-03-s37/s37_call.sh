@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (A record of what ran: its probe section copies scripts/device_probe.sh's fmpair build lines, without
+# device_probe's seesaw probe build; the devlog's thirty-seventh Next says so.)
 # one-off (thirty-seventh session): build, quick checks, same-call timing, pair probe, full checks, sanitizers
 set -uo pipefail
 OUT=${OUT:-/tmp/mla_out}; mkdir -p "$OUT"

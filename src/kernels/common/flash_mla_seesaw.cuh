@@ -170,6 +170,16 @@ enum : long long {
     // period 5.7-8.4 % shorter but the call only 0-1 % faster than v68's seesaw kernels. Measured and
     // removed in the thirty-seventh session, code in
     // docs/bench/h200-2026-12-03-s37/v83_v84_v85_brel_s8early.patch.)
+    // (72057594037927936 was OPT_FM_LOADER's, fmpair_cta's warp 0 of the idle warpgroup kept as a
+    // loader that issues page B's late group once warpgroup 0 posts it after PV(B,L), one S_A' box
+    // ahead of the wait (flash_mla_v86): 2.5-2.9 % slower at s = 2 (the one-box head, not thread 0's
+    // TMA issue, cost v83 its time), 0.6-1.3 % faster than v68's seesaw at s = 1; 144115188075855872
+    // OPT_FM_LDA's, page A's early group by the loader too (v87): 0.8-1.9 % slower than v86;
+    // 288230376151711744 OPT_FM_APRE's, the walk's next item's first page into stage A during the
+    // finish, O staged in stage B (v88; v89 also at s = 1): the wait moved to page B, 0.9 % slower at
+    // s = 4 and 8; 576460752303423488 OPT_FM_APRE2's, both next pages during the finish, O stored
+    // from registers (v90): built, never run (no device time left). Measured and removed in the
+    // thirty-eighth session, code in docs/bench/h200-2026-12-03-s38/v86_v90_loader_apre.patch.)
     // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the
     // finish: flash_mla_v67, 0.5-1.3 % slower; 8796093022208 was OPT_FM_PBOX's, P_A in page A's
     // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the

@@ -17,6 +17,10 @@
 # fmpair_trace.cu: flash_mla_v68's pair kernel, CTA 0's per-pair points of both math warpgroups);
 # MLA_PROBE_FMPAIR_VERSIONS="68 82" (default 68) builds it for each of those fmpair versions (the
 # probe's source with the version's name substituted, in /tmp) and runs every shape on each.
+# MLA_PROBE_FMPAIR_P0=26 moves the pair probe's thirteen marked pairs to start at pair 26 (default 8),
+# so that at t=4096 (32 pairs an item) the walk's first item boundary, pairs 31 and 32, is marked.
+# MLA_PROBE_V3=0 skips the seesaw probe's build (v3_trace.cu, minutes) and its timeline runs, for a
+# call that wants the pair probe alone; MLA_PROBE_TMA=0 then skips the rest of the default builds.
 # MLA_PROBE_SOFTMAX=REPS builds and runs scripts/probe/softmax_pipe.cu (a softmax mix beside a
 # wgmma chain; REPS a measurement, 512 in the thirty-sixth session).
 # MLA_PROBE_SHAPES="b s h t; ..." replaces the timeline shapes (default "32 16 128 4096; 32 1 128
@@ -33,6 +37,8 @@ set -uo pipefail
 B=${1:-build}
 OUT=${OUT:-/tmp/out}
 OPTS=${MLA_PROBE_OPTS-0 1 2 4 8 7 31 63 255}  # "" (set, empty): no timeline runs, only the builds
+V3=${MLA_PROBE_V3:-1}
+[ "$V3" = 0 ] && OPTS=""
 SUSTAIN=${MLA_PROBE_SUSTAIN:-}
 SUSTAIN_S=${MLA_PROBE_SUSTAIN_S:-4}
 SUSTAIN_SHAPE=${MLA_PROBE_SUSTAIN_SHAPE:-32 16 128 4096}  # b s h t of the sustained runs
@@ -46,7 +52,9 @@ for d in /tmp/deps/usr/lib/*/; do [ -e "$d/libcjson.so" ] && LIBS+=(-L"$d"); don
 LIBS+=(-lcjson)
 CMO=()
 [ "${MLA_PROBE_CMERGE_ONLY:-0}" = 1 ] && { CMO=(-DV3_PROBE_CMERGE_ONLY); MLA_PROBE_TMA=0; }
-"${NV[@]}" "${CMO[@]}" scripts/probe/v3_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v3_probe >"$OUT/probe_build.log" 2>&1 &&
+: >"$OUT/probe_build.log"
+{ [ "$V3" = 0 ] ||
+  "${NV[@]}" "${CMO[@]}" scripts/probe/v3_trace.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/v3_probe >>"$OUT/probe_build.log" 2>&1; } &&
   { [ "${MLA_PROBE_TMA:-1}" = 0 ] ||
     "${NV[@]}" scripts/probe/tma_bw.cu "$B/libmla_var3.a" "${LIBS[@]}" -o /tmp/tma_bw >>"$OUT/probe_build.log" 2>&1; } ||
   { echo "probe build failed"; tail -20 "$OUT/probe_build.log"; exit 1; }
@@ -64,7 +72,7 @@ if [ -n "$FMP" ]; then
     # the probe includes its version's .cu by a relative path: rewrite it absolute for the copy in /tmp
     sed -e "s/flash_mla_v68/flash_mla_v$v/g" -e "s|\"../../src/|\"$PWD/src/|" scripts/probe/fmpair_trace.cu \
       >"/tmp/fmpair_trace_v$v.cu"
-    "${NV[@]}" -Iscripts/probe "/tmp/fmpair_trace_v$v.cu" "$B/libmla_var3.a" "${LIBS[@]}" -o "/tmp/fmpair_probe_v$v" \
+    "${NV[@]}" ${MLA_PROBE_FMPAIR_P0:+-DMLA_FM_TR_P0=$MLA_PROBE_FMPAIR_P0} -Iscripts/probe "/tmp/fmpair_trace_v$v.cu" "$B/libmla_var3.a" "${LIBS[@]}" -o "/tmp/fmpair_probe_v$v" \
       >>"$OUT/probe_build.log" 2>&1 || { echo "fmpair probe (v$v) build failed"; tail -20 "$OUT/probe_build.log"; }
   done
 fi
@@ -109,6 +117,7 @@ persist_run() {
 {
   [ "${MLA_PROBE_TMA:-1}" = 1 ] && timeout 120 /tmp/tma_bw
   # shellcheck disable=SC2086
+  [ -x /tmp/v3_probe ] || SUSTAIN=""
   for o in $SUSTAIN; do sampled "opt$o" timeout 60 /tmp/v3_probe $SUSTAIN_SHAPE "$o" "$SUSTAIN_S"; done
   [ -n "$SUSTAIN" ] && [ -x /tmp/gemm_sustain ] && sampled gemm timeout 60 /tmp/gemm_sustain "$SUSTAIN_S"
   if [ -n "$V8" ] && [ -x /tmp/v8_probe ]; then

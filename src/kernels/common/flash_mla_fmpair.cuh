@@ -59,7 +59,10 @@ constexpr unsigned A_BY0 = 0x10fu, A_BY1 = 0x0f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0
 // stores, so a global mark before a fence lengthens that fence's segment (the thirty-third
 // session's first run read 750 cycles for softmax A that way). Outside the probe, V3_TR (empty).
 #ifdef MLA_FMPAIR_TRACE
-constexpr int FM_TR_P0 = 8, FM_TR_N = 13;
+#ifndef MLA_FM_TR_P0  // the first marked pair; -DMLA_FM_TR_P0=26 puts t=4096's first item boundary (pairs 31, 32) inside
+#define MLA_FM_TR_P0 8
+#endif
+constexpr int FM_TR_P0 = MLA_FM_TR_P0, FM_TR_N = 13;
 constexpr size_t FM_TR_OFF = SMEM_BYTES - 1024, FM_TR_BYTES = 2 * FM_TR_N * 8 * sizeof(uint32_t);
 static_assert(SMEM_BYTES + FM_TR_BYTES <= SMEM_OPTIN_MAX, "the probe's marks fit past the layout");
 __device__ uint32_t g_fm_trace[2][FM_TR_N][8];

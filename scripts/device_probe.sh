@@ -116,8 +116,8 @@ persist_run() {
 
 {
   [ "${MLA_PROBE_TMA:-1}" = 1 ] && timeout 120 /tmp/tma_bw
+  [ -x /tmp/v3_probe ] || SUSTAIN=""  # (MLA_PROBE_V3=0: no seesaw probe to sustain)
   # shellcheck disable=SC2086
-  [ -x /tmp/v3_probe ] || SUSTAIN=""
   for o in $SUSTAIN; do sampled "opt$o" timeout 60 /tmp/v3_probe $SUSTAIN_SHAPE "$o" "$SUSTAIN_S"; done
   [ -n "$SUSTAIN" ] && [ -x /tmp/gemm_sustain ] && sampled gemm timeout 60 /tmp/gemm_sustain "$SUSTAIN_S"
   if [ -n "$V8" ] && [ -x /tmp/v8_probe ]; then

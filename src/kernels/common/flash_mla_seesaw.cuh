@@ -174,10 +174,10 @@ enum : long long {
     // loader that issues page B's late group once warpgroup 0 posts it after PV(B,L), one S_A' box
     // ahead of the wait (flash_mla_v86): 2.5-2.9 % slower at s = 2 (the one-box head, not thread 0's
     // TMA issue, cost v83 its time), 0.6-1.3 % faster than v68's seesaw at s = 1; 144115188075855872
-    // OPT_FM_LDA's, page A's early group by the loader too (v87): 0.8-1.9 % slower than v86;
+    // OPT_FM_LDA's, page A's early group by the loader too (v87): 0.5-2.0 % slower than v86;
     // 288230376151711744 OPT_FM_APRE's, the walk's next item's first page into stage A during the
-    // finish, O staged in stage B (v88; v89 also at s = 1): the wait moved to page B, 0.9 % slower at
-    // s = 4 and 8; 576460752303423488 OPT_FM_APRE2's, both next pages during the finish, O stored
+    // finish, O staged in stage B (v88, the mirror of v67's OPT_FM_BPRE below; v89 also at s = 1): the
+    // wait moved to page B, 0.9 % slower at s = 4 and 8; 576460752303423488 OPT_FM_APRE2's, both next pages during the finish, O stored
     // from registers (v90): built, never run (no device time left). Measured and removed in the
     // thirty-eighth session, code in docs/bench/h200-2026-12-03-s38/v86_v90_loader_apre.patch.)
     // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the

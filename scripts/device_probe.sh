@@ -17,7 +17,7 @@
 # fmpair_trace.cu: flash_mla_v68's pair kernel, CTA 0's per-pair points of both math warpgroups);
 # MLA_PROBE_FMPAIR_VERSIONS="68 82" (default 68) builds it for each of those fmpair versions (the
 # probe's source with the version's name substituted, in /tmp) and runs every shape on each.
-# MLA_PROBE_FMPAIR_P0=26 moves the pair probe's thirteen marked pairs to start at pair 26 (default 8),
+# MLA_PROBE_FMPAIR_P0=26 moves the pair probe's twelve marked pairs (thirteen before the fortieth session) to start at pair 26 (default 8),
 # so that at t=4096 (32 pairs an item) the walk's first item boundary, pairs 31 and 32, is marked.
 # MLA_PROBE_V3=0 skips the seesaw probe's build (v3_trace.cu, minutes) and its timeline runs, for a
 # call that wants the pair probe alone; MLA_PROBE_TMA=0 then skips the rest of the default builds.
@@ -149,4 +149,4 @@ persist_run() {
   done
 } >"$OUT/probe.txt" 2>&1
 sed -n '/TMA page probe/,/^DRAM  132    3/p' "$OUT/probe.txt"
-grep "steady\|medians over\|=== fmpair probe\|cycles/rep\|us/launch\|^power\|sustained\|^CTA\|^SM cycles\|clusters\|merge finish" "$OUT/probe.txt" || true
+grep "steady\|medians over\|transition after\|^  wg[01]:\|=== fmpair probe\|cycles/rep\|us/launch\|^power\|sustained\|^CTA\|^SM cycles\|clusters\|merge finish" "$OUT/probe.txt" || true

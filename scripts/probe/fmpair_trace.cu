@@ -1,7 +1,7 @@
 // Timeline probe for the FlashMLA-schedule pair (fmpair_cta; not part of the library or the tests):
 // builds flash_mla_v68's kernels with MLA_FMPAIR_TRACE, runs its pair kernel alone on one shape (the
 // walk where the library walks, b * row blocks in (SMs, 4 SMs], else the static grid; uniform
-// lengths, direct launches without PDL) and prints, for CTA 0's pairs FM_TR_P0 .. FM_TR_P0 + 12 (the
+// lengths, direct launches without PDL) and prints, for CTA 0's pairs FM_TR_P0 .. FM_TR_P0 + 11 (the
 // marks live in shared memory: flash_mla_fmpair.cuh says why), the SM clock at the points
 // each math warpgroup passes (fmpair_cta's FM_TR marks) as cycles from the pair's top:
 //   wg0: 0 top, 1 S_A waited, 2 A's max published (softmax A), 3 B's max in (FB_SB), 4 P_A stored,
@@ -9,6 +9,9 @@
 //   wg1: 0 top, 1 A's max in (FB_SA), 2 S_B waited, 3 softmax B done and PV(B,R) issued,
 //        4 P_A in (FB_PA), 5 PV(B,R) done, 6 PV(A,R) done, 7 S_B' issued
 // Both warpgroups' points are on the SM clock of one SM, so wg1's are also given against wg0's top.
+// Then the transition marks (fortieth session; FM_TF in flash_mla_fmpair.cuh): item MLA_FM_TF_SEG's
+// loop exit, finish (row sums exchanged, rows stored) and the next item's top, barrier, loads and
+// Q, against warpgroup 0's loop exit (-DMLA_FM_TF_SEG=k picks the item; built, not yet run).
 // Why (thirty-second session): v70 moved warpgroup 1's hottest sampled wait and lost 4 %; the next
 // move needs the chain that sets the pair's period, measured rather than read off stall samples.
 // Usage: fmpair_probe b s h t [reps] (MLA_PROBE_FORCE_PAIR=1: the pair at s * h <= 128 too).
@@ -95,5 +98,20 @@ int main(int argc, char **argv)
     printf(" | wg1 top-wg0 %lld | wg1:", med(off1));
     for (int j = 1; j < 8; ++j) printf(" %lld", med(col[1][j]));
     printf("\n");
+    // The transition marks (FM_TF): item MLA_FM_TF_SEG's end and the next item's start, both
+    // warpgroups against warpgroup 0's loop exit; then the next item's first pair from FM_TR when
+    // it lies in the marked pairs (its top; S_A or S_B waited).
+    static uint32_t tf[2][fmpair::FM_TF_N];
+    cudaMemcpyFromSymbol(tf, fmpair::g_fm_tf, sizeof tf);
+    const int qn = (MLA_FM_TF_SEG + 1) * ppi - fmpair::FM_TR_P0;  // the next item's first pair, as marked
+    printf("transition after item %d, cycles from wg0's loop exit: loop_exit sums_done rows_stored | next: top "
+           "past_bar loads_issued Q_in | first pair top S_waited\n", MLA_FM_TF_SEG);
+    for (int w = 0; w < 2; ++w) {
+        printf("  wg%d:", w);
+        for (int j = 0; j < 7; ++j) printf(" %6lld%s", tf[w][j] ? d(tf[w][j], tf[0][0]) : -1LL, j == 2 ? " |" : "");
+        if (qn >= 0 && qn < fmpair::FM_TR_N && tr[w][qn][0])
+            printf(" | %6lld %6lld", d(tr[w][qn][0], tf[0][0]), d(tr[w][qn][w == 0 ? 1 : 2], tf[0][0]));
+        printf("\n");
+    }
     return 0;
 }

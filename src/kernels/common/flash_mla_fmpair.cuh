@@ -26,6 +26,10 @@
 // requests' pages into parts (flash_mla_v57: correct, and slower at its first build).
 // MLA_FMPAIR_V56_KERNELS (below) defines the default's kernel set under a version's name.
 #pragma once
+#ifdef MLA_FMPAIR_TRACE  // (the transition probe's marks inside finish_pair; defined below)
+static __device__ __forceinline__ void fm_fin_mark(int own, int w, int k);
+#define MLA_FIN_MARK(k) fm_fin_mark(own, c.w, k)
+#endif
 #include "flash_mla_seesaw.cuh"
 
 namespace mla {
@@ -53,19 +57,32 @@ constexpr unsigned A_BY0 = 0x10fu, A_BY1 = 0x0f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0
 
 // The pair's timeline probe (scripts/probe/fmpair_trace.cu builds this file with MLA_FMPAIR_TRACE):
 // the SM clock's low 32 bits at eight points a warpgroup a pair, for CTA 0's pairs FM_TR_P0 ..
-// FM_TR_P0 + FM_TR_N - 1, kept in the 856 bytes of shared memory past the CTA's layout and copied
-// to g_fm_trace after the last item. Not global stores at each point: fence.proxy.async compiles to
-// MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC.S, and the membar waits for the warp's outstanding global
-// stores, so a global mark before a fence lengthens that fence's segment (the thirty-third
+// FM_TR_P0 + FM_TR_N - 1, kept past the CTA's layout in the 856 bytes of shared memory that the
+// opt-in limit leaves (832 used, with FM_TF's marks) and copied to g_fm_trace after the last item.
+// Not global stores at each point: fence.proxy.async compiles to MEMBAR.ALL.CTA +
+// FENCE.VIEW.ASYNC.S, and the membar waits for the warp's outstanding global stores, so a global mark before a fence lengthens that fence's segment (the thirty-third
 // session's first run read 750 cycles for softmax A that way). Outside the probe, V3_TR (empty).
 #ifdef MLA_FMPAIR_TRACE
 #ifndef MLA_FM_TR_P0  // the first marked pair; -DMLA_FM_TR_P0=26 puts t=4096's first item boundary (pairs 31, 32) inside
 #define MLA_FM_TR_P0 8
 #endif
-constexpr int FM_TR_P0 = MLA_FM_TR_P0, FM_TR_N = 13;
-constexpr size_t FM_TR_OFF = SMEM_BYTES - 1024, FM_TR_BYTES = 2 * FM_TR_N * 8 * sizeof(uint32_t);
+constexpr int FM_TR_P0 = MLA_FM_TR_P0, FM_TR_N = 12;  // (13 before the fortieth session: FM_TF took the room)
+// The transition marks (FM_TF, fortieth session): where the pair that ends an item spends its
+// extra 8,000-15,000 cycles (thirty-eighth to fortieth sessions' probes). Per warpgroup, for CTA
+// 0's item MLA_FM_TF_SEG (default 0: pairs 0-31 at t=4096, whose boundary FM_TR_P0=26 covers
+// too): 0 the item's loop left, 1 the row sums exchanged (finish_pair), 2 the rows stored; then
+// the next item's 3 top, 4 past the barrier between items, 5 its loads issued, 6 its Q landed.
+// Words 2 * FM_TF_N + w hold the item warpgroup w is in (finish_pair's marks test it).
+#ifndef MLA_FM_TF_SEG
+#define MLA_FM_TF_SEG 0
+#endif
+constexpr int FM_TF_N = 7;
+constexpr size_t FM_TR_OFF = SMEM_BYTES - 1024;
+constexpr size_t FM_TF_OFF = FM_TR_OFF + 2 * FM_TR_N * 8 * sizeof(uint32_t);
+constexpr size_t FM_TR_BYTES = (2 * FM_TR_N * 8 + 2 * FM_TF_N + 2) * sizeof(uint32_t);
 static_assert(SMEM_BYTES + FM_TR_BYTES <= SMEM_OPTIN_MAX, "the probe's marks fit past the layout");
 __device__ uint32_t g_fm_trace[2][FM_TR_N][8];
+__device__ uint32_t g_fm_tf[2][FM_TF_N];
 __device__ __forceinline__ uint32_t fm_clock()
 {
     uint32_t c;
@@ -78,7 +95,36 @@ __device__ __forceinline__ uint32_t fm_clock()
         if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && q_ >= 0 && q_ < FM_TR_N) \
             reinterpret_cast<uint32_t *>(smem + FM_TR_OFF)[((w) * FM_TR_N + q_) * 8 + (slot)] = fm_clock(); \
     } while (0)
+#define FM_TF(w, sg, slot)                                                                              \
+    do {                                                                                                \
+        if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && (sg) == MLA_FM_TF_SEG) \
+            reinterpret_cast<uint32_t *>(smem + FM_TF_OFF)[(w) * FM_TF_N + (slot)] = fm_clock();       \
+    } while (0)
+#define FM_TF_SEGW(w, sg)                                                                                \
+    do {                                                                                                 \
+        if (own == 0) reinterpret_cast<volatile uint32_t *>(smem + FM_TF_OFF)[2 * FM_TF_N + (w)] = (sg); \
+    } while (0)
+} // namespace fmpair
+} // namespace mla
+// finish_pair's marks: its warpgroup's thread 0 in CTA 0, during item MLA_FM_TF_SEG.
+static __device__ __forceinline__ void fm_fin_mark(int own, int w, int k)
+{
+    extern __shared__ char smem_raw[];
+    char *smem = smem_raw + ((1024 - (mla::smem_addr(smem_raw) & 1023)) & 1023);
+    uint32_t *tf = reinterpret_cast<uint32_t *>(smem + mla::fmpair::FM_TF_OFF);
+    if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 &&
+        reinterpret_cast<volatile uint32_t *>(tf)[2 * mla::fmpair::FM_TF_N + w] == MLA_FM_TF_SEG)
+        tf[w * mla::fmpair::FM_TF_N + k] = mla::fmpair::fm_clock();
+}
+namespace mla {
+namespace fmpair {
 #else
+#define FM_TF(w, sg, slot) \
+    do {                   \
+    } while (0)
+#define FM_TF_SEGW(w, sg) \
+    do {                  \
+    } while (0)
 #define FM_TR(w, pair, slot) V3_TR(w, pair, slot)
 #endif
 
@@ -232,7 +278,10 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         }
         // The last segment's readers of Q and the stages are done (its finish's bulk stores have
         // read the stages: their threads waited for that before this barrier).
+        FM_TF(wg, seg - 1, 3);
+        FM_TF_SEGW(wg, seg);
         if (MODE != FM_STATIC && seg > 0) named_bar_sync(1, CONSUMERS);
+        FM_TF(wg, seg - 1, 4);
         LatentPolicy<DA, DB> pol(&a, r);
         long long slot = -1;
         TileOut tseg = to;
@@ -250,7 +299,9 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
             if (np > 0) load_boxes<LOPT>(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu, l2pol);
             if (np > 1) load_boxes<LOPT>(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu, l2pol);
         }
+        FM_TF(wg, seg - 1, 5);
         wait_par<OPT>(qbar, (uint32_t)(seg & 1));
+        FM_TF(wg, seg - 1, 6);
         const uint32_t pA0 = phA & 1, pB0 = phB & 1;
 
         float o[128];
@@ -420,6 +471,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
                 FM_TR(1, phA + (i >> 1), 7);
             }
         }
+        FM_TF(wg, seg, 0);
         if constexpr (PARTS)
             finish_pair<OPT>(pol, tseg, 1, 0, kr, c, red, sums, (uint32_t)(seg & 1), slot, o, own, sKA, omap);
         else
@@ -432,6 +484,8 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
     if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0)
         for (int k = 0; k < FM_TR_N * 8; ++k)
             (&g_fm_trace[wg][0][0])[k] = reinterpret_cast<const uint32_t *>(smem + FM_TR_OFF)[wg * FM_TR_N * 8 + k];
+    if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0)
+        for (int k = 0; k < FM_TF_N; ++k) g_fm_tf[wg][k] = reinterpret_cast<const uint32_t *>(smem + FM_TF_OFF)[wg * FM_TF_N + k];
 #endif
 }
 

@@ -1442,6 +1442,14 @@ __device__ __forceinline__ void store_rows_push(const LatentPolicy<DA, DB> &pol,
     }
 }
 
+// MLA_FIN_MARK(k): a hook for the pair kernel's transition probe (flash_mla_fmpair.cuh defines it
+// under MLA_FMPAIR_TRACE: 1 the row sums exchanged, 2 the rows stored); empty everywhere else.
+#ifndef MLA_FIN_MARK
+#define MLA_FIN_MARK(k) \
+    do {                \
+    } while (0)
+#endif
+
 template <long long OPT = 0>
 __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, const TileOut &to, int nsplits,
                                             int split, const KvRange &kr, const Consumer &c, float *red,
@@ -1474,6 +1482,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
         }
         ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sums[1]);
     }
+    MLA_FIN_MARK(1);
     const float mr[2] = {c.m_run0, c.m_run1};
     if (OPT & OPT_CM_PUSH)  // (the merge kernel, launched with 2 splits only: no other store in it)
         store_rows_push<OPT & (OPT_CM_L2 | OPT_CM_SENTMAX)>(pol, kr, c, own, o, lt, mr, stage, split, to);
@@ -1486,6 +1495,7 @@ __device__ __forceinline__ void finish_pair(const LatentPolicy<DA, DB> &pol, con
         store_rows_t16(pol, kr, c, o, lt, mr);
     else
         store_rows(pol, to, nsplits, split, kr, c.w, c.r0, c.c4, o, lt, mr, slot);
+    MLA_FIN_MARK(2);
 }
 
 // Who reloads what: a box is reloaded (TMA, by one thread) by the consumer that reads it last.

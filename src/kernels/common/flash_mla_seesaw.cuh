@@ -177,9 +177,18 @@ enum : long long {
     // OPT_FM_LDA's, page A's early group by the loader too (v87): 0.5-2.0 % slower than v86;
     // 288230376151711744 OPT_FM_APRE's, the walk's next item's first page into stage A during the
     // finish, O staged in stage B (v88, the mirror of v67's OPT_FM_BPRE below; v89 also at s = 1): the
-    // wait moved to page B, 0.9 % slower at s = 4 and 8; 576460752303423488 OPT_FM_APRE2's, both next pages during the finish, O stored
-    // from registers (v90): built, never run (no device time left). Measured and removed in the
-    // thirty-eighth session, code in docs/bench/h200-2026-12-03-s38/v86_v90_loader_apre.patch.)
+    // wait moved to page B, 0.9 % slower at s = 4 and 8; 576460752303423488 OPT_FM_APRE2's, both
+    // next pages during the finish, O stored from registers (v90): level at s = 2, 2.2-2.9 % slower
+    // at s = 4, 8 and b=128,s=2 (thirty-ninth session). Measured and removed in the thirty-eighth
+    // and thirty-ninth sessions.)
+    // (1152921504606846976 was OPT_FM_AMRG's, v90 with one reload site a page (v91); 2305843009213693952
+    // OPT_FM_QEARLY's, the next item's Q requested at the last pair's "B's max" sync (v92, on v91);
+    // 4611686018427387904 OPT_FM_QL2's, the next item's Q tile prefetched into L2 about four pairs
+    // before the item's end (cp.async.bulk.prefetch.tensor; v93 on v92, v94 on v68): v91 and v92
+    // 1.4-2.2 % slower at s = 4 and 8 (H200), v93 3-4 % and v94 1-2 % slower (H100); the pair that
+    // ends an item kept 7,900-12,700 extra cycles with every next load requested early. Measured and
+    // removed in the thirty-ninth and fortieth sessions; v86-v94's code in
+    // docs/bench/h100-2026-12-06-s40/v86_v94_apre_qearly_ql2.patch.)
     // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the
     // finish: flash_mla_v67, 0.5-1.3 % slower; 8796093022208 was OPT_FM_PBOX's, P_A in page A's
     // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the

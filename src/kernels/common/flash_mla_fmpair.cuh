@@ -60,8 +60,9 @@ constexpr unsigned A_BY0 = 0x10fu, A_BY1 = 0x0f0u, B_BY0 = 0x10fu, B_BY1 = 0x0f0
 // FM_TR_P0 + FM_TR_N - 1, kept past the CTA's layout in the 856 bytes of shared memory that the
 // opt-in limit leaves (832 used, with FM_TF's marks) and copied to g_fm_trace after the last item.
 // Not global stores at each point: fence.proxy.async compiles to MEMBAR.ALL.CTA +
-// FENCE.VIEW.ASYNC.S, and the membar waits for the warp's outstanding global stores, so a global mark before a fence lengthens that fence's segment (the thirty-third
-// session's first run read 750 cycles for softmax A that way). Outside the probe, V3_TR (empty).
+// FENCE.VIEW.ASYNC.S, and the membar waits for the warp's outstanding global stores, so a global
+// mark before a fence lengthens that fence's segment (the thirty-third session's first run read
+// 750 cycles for softmax A that way). Outside the probe, V3_TR (empty).
 #ifdef MLA_FMPAIR_TRACE
 #ifndef MLA_FM_TR_P0  // the first marked pair; -DMLA_FM_TR_P0=26 puts t=4096's first item boundary (pairs 31, 32) inside
 #define MLA_FM_TR_P0 8
@@ -481,11 +482,12 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         phB += np >> 1;
     }
 #ifdef MLA_FMPAIR_TRACE
-    if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0)
+    if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) {
         for (int k = 0; k < FM_TR_N * 8; ++k)
             (&g_fm_trace[wg][0][0])[k] = reinterpret_cast<const uint32_t *>(smem + FM_TR_OFF)[wg * FM_TR_N * 8 + k];
-    if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0)
-        for (int k = 0; k < FM_TF_N; ++k) g_fm_tf[wg][k] = reinterpret_cast<const uint32_t *>(smem + FM_TF_OFF)[wg * FM_TF_N + k];
+        for (int k = 0; k < FM_TF_N; ++k)
+            g_fm_tf[wg][k] = reinterpret_cast<const uint32_t *>(smem + FM_TF_OFF)[wg * FM_TF_N + k];
+    }
 #endif
 }
 

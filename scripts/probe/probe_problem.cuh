@@ -1,7 +1,7 @@
 // The decode problem of the timeline probes (scripts/probe/v3_trace.cu, v8_trace.cu, v22_trace.cu,
 // fmpair_trace.cu), and their timing loop. The problem, on the device: b requests of t tokens (uniform lengths, pages in order; MLA_PROBE_PAGES=random
 // permutes them as bench-all's default does), s query tokens, h heads, causal, scale 0.0721, fixed
-// pseudo-random bf16 inputs, packed strides. Include after the kernel's .cu (it uses its DQK, DA,
+// pseudo-random bf16 inputs, packed strides, no lse (MLA_PROBE_LSE=1: lse too). Include after the kernel's .cu (it uses its DQK, DA,
 // DB and bf16).
 #pragma once
 #include <chrono>
@@ -58,6 +58,14 @@ inline ProbeProblem probe_problem(int b, int s, int h, int t)
     xt.max_pages = ppr;
     xt.out = out;
     xt.out_strides[0] = (int64_t)s * h * DA; xt.out_strides[1] = (int64_t)h * DA; xt.out_strides[2] = DA;
+    // MLA_PROBE_LSE=1: the kernels also write lse, as the library's callers and the benchmarks
+    // (flashmla_same_call.py, bench-all) have them do (from the forty-first session; before it
+    // every probe ran without lse).
+    const char *le = getenv("MLA_PROBE_LSE");
+    if (le && !strcmp(le, "1")) {
+        cudaMalloc(&xt.lse, (size_t)b * h * s * sizeof(float));
+        printf("probe: lse written (MLA_PROBE_LSE=1)\n");
+    }
     return p;
 }
 

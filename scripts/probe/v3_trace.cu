@@ -53,6 +53,7 @@ static ProbeFn probe_fn(long long opt)
     switch (opt) {
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
     case 180405503: return probe_cta<180405503>;
+    case 137636136159LL: return probe_cta<137636136159LL>;  // flash_mla_v61-v68's merge kernel (197182687 + OPT_L2_EVICT)
     case 4211967: return probe_cta<4211967>;
     case 4211935: return probe_cta<4211935>;
     case 717276415: return probe_cta<717276415>;

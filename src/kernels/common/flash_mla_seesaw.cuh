@@ -189,6 +189,12 @@ enum : long long {
     // ends an item kept 7,900-12,700 extra cycles with every next load requested early. Measured and
     // removed in the thirty-ninth and fortieth sessions; v86-v94's code in
     // docs/bench/h100-2026-12-06-s40/v86_v94_apre_qearly_ql2.patch.)
+    // (72057594037927936 and 144115188075855872 were then OPT_LSE_LATE's, the staged TMA-store
+    // finish storing lse after its proxy fence, and OPT_FM_META's, the walk's next seqlen read an
+    // item ahead and an item's first block-table entries without waiting for it (flash_mla_v95
+    // both, v96 the first): level with v68 within 0.8 % at s = 2, 4 and 8 (H100). Measured and
+    // removed in the forty-first session; code in
+    // docs/bench/h100-2026-12-06-s41/v95_v96_lse_late_meta.patch.)
     // (4398046511104 was OPT_FM_BPRE's, fmpair_cta's walk requesting the next item's page B in the
     // finish: flash_mla_v67, 0.5-1.3 % slower; 8796093022208 was OPT_FM_PBOX's, P_A in page A's
     // RoPE box and P_B in the own box: flash_mla_v70, 4 % slower. Both measured and removed in the

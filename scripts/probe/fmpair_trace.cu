@@ -11,7 +11,8 @@
 // Both warpgroups' points are on the SM clock of one SM, so wg1's are also given against wg0's top.
 // Then the transition marks (fortieth session; FM_TF in flash_mla_fmpair.cuh): item MLA_FM_TF_SEG's
 // loop exit, finish (row sums exchanged, rows stored) and the next item's top, barrier, loads and
-// Q, against warpgroup 0's loop exit (-DMLA_FM_TF_SEG=k picks the item; built, not yet run).
+// Q, against warpgroup 0's loop exit (-DMLA_FM_TF_SEG=k picks the item; first run in the
+// forty-first session).
 // Why (thirty-second session): v70 moved warpgroup 1's hottest sampled wait and lost 4 %; the next
 // move needs the chain that sets the pair's period, measured rather than read off stall samples.
 // Usage: fmpair_probe b s h t [reps] (MLA_PROBE_FORCE_PAIR=1: the pair at s * h <= 128 too).

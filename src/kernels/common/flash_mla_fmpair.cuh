@@ -249,6 +249,16 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
     if (T0 > 0) setmaxnreg_inc<232>();
     const int tid = (int)threadIdx.x - T0, wg = wgx - T0 / 128, own = tid & 127;
     pdl_wait();
+#if defined(MLA_FMPAIR_TRACE) && defined(MLA_FM_STAGGER)
+    // Probe only (forty-second session): the odd CTAs start MLA_FM_STAGGER SM cycles late, so that
+    // their item edges fall mid-item for the even ones; CTA 0's transition marks then show the
+    // transition with half the CTAs, not all, at an edge (is the edge a synchronized burst?).
+    if (blockIdx.x & 1) {
+        const long long c0 = clock64();
+        while (clock64() - c0 < (long long)(MLA_FM_STAGGER)) {
+        }
+    }
+#endif
 
     float *mb = reinterpret_cast<float *>(smem + OFF_M);
     float *red = reinterpret_cast<float *>(smem + OFF_RED);

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Forty-second session, call 2 (runs there, from the repository root; carry .deps):
+#   1. scripts/probe/bar_exit.cu with the shared-memory flag (call 1's clocks could not tell);
+#   2. the library build, then racecheck and synccheck on v68's walk and static-grid kernels.
+set -uo pipefail
+OUT=${OUT:-/tmp/mla_out}; mkdir -p "$OUT"
+S=$OUT/s42b.txt
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu --format=csv >"$S" 2>&1
+echo "== bar_exit" >>"$S"
+nvcc -O2 -gencode=arch=compute_90a,code=sm_90a scripts/probe/bar_exit.cu -o /tmp/bx >>"$S" 2>&1 && timeout 30 /tmp/bx >>"$S" 2>&1
+MLA_DEVICE_BUDGET=200 bash scripts/device_run.sh build >/dev/null 2>&1
+grep -E "^build" "$OUT/summary.txt" >>"$S" 2>/dev/null
+export LD_LIBRARY_PATH=$(ls -d /tmp/deps/usr/lib/*/ | tr '\n' ':')
+san() { # tool timeout args...
+  local t=$1 to=$2; shift 2
+  timeout "$to" compute-sanitizer --tool "$t" build/mla_var3 flash_mla flash_mla_v68 "$@" --check >"$OUT/san_${t}_$n.txt" 2>&1
+  echo "$t $* rc=$? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san_${t}_$n.txt" | tr '\n' ' ') | $(grep -i 'check' "$OUT/san_${t}_$n.txt" | grep -v SUMMARY | tail -1 | cut -c1-100)" >>"$S"
+}
+n=1; san racecheck 200 --b=17 --s=4 --t=640 --h=128 --tiling=splits=1
+n=2; san synccheck 100 --b=17 --s=4 --t=640 --h=128 --tiling=splits=1
+n=3; san racecheck 200 --b=2 --s=2 --t=300 --h=128
+cd "$OUT" && tar czf extra2.tgz san_*.txt 2>/dev/null; rm -f san_*.txt build.log bench.txt ctest.log logs.tgz
+cat "$S"

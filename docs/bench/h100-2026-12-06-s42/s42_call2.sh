@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Forty-second session, call 2 (runs there, from the repository root; carry .deps):
+# Forty-second session, call 2 (runs there, from the repository root; carry .deps .whl):
 #   1. scripts/probe/bar_exit.cu with the shared-memory flag (call 1's clocks could not tell);
-#   2. the library build, then racecheck and synccheck on v68's walk and static-grid kernels.
+#   2. the library build, then racecheck and synccheck on v68's walk and static-grid kernels;
+#   3. v68 against FlashMLA in one process on the 15 ANCHORS.md rows by the graph method (MLA_SPEC.md's:
+#      CUDA-graph replays, inputs rotated past the L2), beside call 1's flush method.
 set -uo pipefail
 OUT=${OUT:-/tmp/mla_out}; mkdir -p "$OUT"
 S=$OUT/s42b.txt
@@ -19,5 +21,10 @@ san() { # tool timeout args...
 n=1; san racecheck 200 --b=17 --s=4 --t=640 --h=128 --tiling=splits=1
 n=2; san synccheck 100 --b=17 --s=4 --t=640 --h=128 --tiling=splits=1
 n=3; san racecheck 200 --b=2 --s=2 --t=300 --h=128
-cd "$OUT" && tar czf extra2.tgz san_*.txt 2>/dev/null; rm -f san_*.txt build.log bench.txt ctest.log logs.tgz
+python3 -m pip install -q --no-deps --target /tmp/site .whl/sgl_flash_mla-*.whl >/dev/null 2>&1
+PYTHONPATH=/tmp/site timeout 300 python3 scripts/flashmla_same_call.py --version flash_mla_v68 --modes graph \
+  --passes 2 --cool-ms 500 >"$OUT/ab_graph_v68.txt" 2>&1
+echo "== graph method, v68 (rc=$?): b h t s | ours median first10 last10 | FlashMLA median first10 last10" >>"$S"
+grep -E "^\| [0-9]" "$OUT/ab_graph_v68.txt" | cut -d'|' -f2-11 >>"$S"
+cd "$OUT" && tar czf extra2.tgz san_*.txt ab_*.txt 2>/dev/null; rm -f san_*.txt ab_*.txt build.log bench.txt ctest.log logs.tgz
 cat "$S"

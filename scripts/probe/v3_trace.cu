@@ -287,6 +287,29 @@ int main(int argc, char **argv)
         }
         printf("SM clock over the CTAs (clock64 cycles / globaltimer ns): mean %.3f GHz, per CTA %.3f .. %.3f\n",
                csum / dsum, ghz_min, ghz_max);
+        if (!wk && grid.y == 2) {  // the split-merge kernel: the two splits of a row block, one cluster
+            // Consumer 0's loop exit per CTA (g_v3_lx). The cluster's merge starts once both have
+            // exited, so the kernel's pre-merge end is the latest exit; if the two splits shared
+            // their pages dynamically, a cluster's exit would be ~the mean of its two.
+            std::vector<unsigned long long> lx((size_t)n);
+            cudaMemcpyFromSymbol(lx.data(), g_v3_lx, lx.size() * 8);
+            double dsum2 = 0, dmax2 = 0, late = 0, late_bal = 0;
+            int nc = 0;
+            for (unsigned z = 0; z < grid.z; ++z)
+                for (unsigned x = 0; x < grid.x; ++x) {
+                    const size_t i0 = x + (size_t)grid.x * (0 + 2 * (size_t)z), i1 = x + (size_t)grid.x * (1 + 2 * (size_t)z);
+                    const double e0 = (double)(lx[i0] - t0) * 1e-3, e1 = (double)(lx[i1] - t0) * 1e-3;
+                    const double d = e0 > e1 ? e0 - e1 : e1 - e0;
+                    dsum2 += d;
+                    dmax2 = d > dmax2 ? d : dmax2;
+                    late = std::max(late, std::max(e0, e1));
+                    late_bal = std::max(late_bal, 0.5 * (e0 + e1));
+                    ++nc;
+                }
+            printf("loop exits (us from the first start), %d clusters of 2: |split 0 - split 1| mean %.2f, max %.2f; "
+                   "latest exit %.2f, latest cluster mean %.2f (what balancing pages inside a cluster could reach)\n",
+                   nc, dsum2 / nc, dmax2, late, late_bal);
+        }
         if (wk || pdl) {  // where the last launch's CTAs ran: PDL places them as the previous launch frees SMs
             printf("CTA -> SM (last launch, CTAs 0-31):");
             for (int i = 0; i < n && i < 32; ++i) printf(" %d", (int)ct[5 * i]);

@@ -509,6 +509,16 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
     do {             \
         if (threadIdx.x == 128) v3_cta_mark(slot); \
     } while (0)
+// Per CTA: globaltimer at consumer 0's loop exit (forty-second session). With the split-merge
+// kernel the CTA's end (g_v3_cta) comes after the cluster's merge, which waits for both CTAs of
+// the cluster; the loop exits show how far apart the two splits of a row block finish their pages,
+// and so what balancing pages inside the cluster could buy at most.
+__device__ unsigned long long g_v3_lx[1 << 16];
+#define V3_LX()                                                                                        \
+    do {                                                                                               \
+        const unsigned id_ = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);          \
+        if (threadIdx.x == 128 && id_ < (1u << 16)) g_v3_lx[id_] = v3_gtime();                          \
+    } while (0)
 #define V3_MK(k)                                                                                \
     do {                                                                                        \
         if (tid == 128 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) g_v3_mark[k] = v3_clock64(); \
@@ -589,6 +599,9 @@ __device__ long long g_v3_wk[16][5];
     } while (0)
 #define V3_CTA(slot) \
     do {             \
+    } while (0)
+#define V3_LX() \
+    do {        \
     } while (0)
 #endif
 
@@ -1965,6 +1978,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
                 V3_TR(0, i >> 1, 6);
             }
             V3_MK(2);
+            V3_LX();
             V3_WK(seg, 3);
             if (!ONE_FIN) {
                 finish_pair<OPT>(pol, tseg, nsplits, blockIdx.y, kr, c, red, sums, seg & 1, slot, o, own, sKA, omap);

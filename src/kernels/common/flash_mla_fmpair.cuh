@@ -84,19 +84,9 @@ constexpr size_t FM_TR_BYTES = (2 * FM_TR_N * 8 + 2 * FM_TF_N + 2) * sizeof(uint
 static_assert(SMEM_BYTES + FM_TR_BYTES <= SMEM_OPTIN_MAX, "the probe's marks fit past the layout");
 __device__ uint32_t g_fm_trace[2][FM_TR_N][8];
 __device__ uint32_t g_fm_tf[2][FM_TF_N];
-// The clock read comes after a shared-memory load: ptxas emits bar.sync as
-// BAR.SYNC.DEFER_BLOCKING, and a clock read (CS2R) right after it issues before the barrier
-// releases, while a load waits for it (scripts/probe/bar_exit.cu, forty-second session: a mark
-// after the barrier read the warp's arrival, not its release). The forty-first session's marks
-// "past the barrier" were arrivals.
-__device__ __forceinline__ uint32_t fm_clock()
-{
-    extern __shared__ char smem_raw[];
-    uint32_t c, d;
-    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(d) : "r"(smem_addr(smem_raw)) : "memory");
-    asm volatile("mov.u32 %0, %%clock;" : "=r"(c) : "r"(d));
-    return c;
-}
+// A mark after a bar.sync reads the barrier's release (probe_clock32, ptx.cuh); the forty-first
+// session's marks "past the barrier", read before that, were arrivals.
+__device__ __forceinline__ uint32_t fm_clock() { return probe_clock32(); }
 #define FM_TR(w, pair, slot)                                                                              \
     do {                                                                                                  \
         const int q_ = (pair) - FM_TR_P0;                                                                 \

@@ -482,21 +482,12 @@ __device__ __forceinline__ unsigned long long v3_gtime()
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
-// A mark's clock, read after a shared-memory load so that a mark right after a bar.sync waits for
-// the barrier's release (BAR.SYNC.DEFER_BLOCKING lets a clock read issue before it; a load waits:
-// scripts/probe/bar_exit.cu, forty-second session). Marks before that session read the arrival.
-__device__ __forceinline__ long long v3_clock64()
-{
-    extern __shared__ char smem_raw[];
-    uint32_t d;
-    long long c;
-    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(d) : "r"(smem_addr(smem_raw)) : "memory");
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) : "r"(d));
-    return c;
-}
+// The marks' clock reads are probe_clock64 (ptx.cuh): a mark right after a bar.sync reads the
+// barrier's release. Marks before the forty-second session read the arrival.
+__device__ __forceinline__ unsigned v3_cta_id() { return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z); }
 __device__ __forceinline__ void v3_cta_mark(int slot)
 {
-    const unsigned id = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    const unsigned id = v3_cta_id();
     if (id < (1u << 16)) {
         unsigned sm;
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -516,12 +507,11 @@ __device__ __forceinline__ void v3_cta_mark(int slot)
 __device__ unsigned long long g_v3_lx[1 << 16];
 #define V3_LX()                                                                                        \
     do {                                                                                               \
-        const unsigned id_ = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);          \
-        if (threadIdx.x == 128 && id_ < (1u << 16)) g_v3_lx[id_] = v3_gtime();                          \
+        if (threadIdx.x == 128 && v3_cta_id() < (1u << 16)) g_v3_lx[v3_cta_id()] = v3_gtime();          \
     } while (0)
 #define V3_MK(k)                                                                                \
     do {                                                                                        \
-        if (tid == 128 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) g_v3_mark[k] = v3_clock64(); \
+        if (tid == 128 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) g_v3_mark[k] = probe_clock64(); \
     } while (0)
 // OPT_CMERGE's finish, thread 0 of consumer w of CTA (0, y, 0), y = 0, 1 (the two splits of row
 // block 0): SM clock at its points (0 entry, 1 halves written, 2 after the first cluster barrier,
@@ -532,7 +522,7 @@ __device__ unsigned long long g_v3_lx[1 << 16];
 __device__ long long g_v3_fin[2][2][8];
 #define V3_FIN(k)                                                                                     \
     do {                                                                                              \
-        if (own == 0 && blockIdx.x == 0 && blockIdx.z == 0 && blockIdx.y < 2) g_v3_fin[blockIdx.y][c.w][k] = v3_clock64(); \
+        if (own == 0 && blockIdx.x == 0 && blockIdx.z == 0 && blockIdx.y < 2) g_v3_fin[blockIdx.y][c.w][k] = probe_clock64(); \
     } while (0)
 // Box landings (probe only, g_v3_boxpoll set by the host): warp 0 of the idle producer
 // warpgroup of CTA (0, 0, 0) watches the 18 full barriers, one lane each (lanes 0-8 page A's
@@ -571,7 +561,7 @@ __device__ __noinline__ void v3_box_poll(const uint64_t *full, int np)
 #define V3_TR(w, pair, slot)                                                                  \
     do {                                                                                       \
         if (own == 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && (pair) < 64) \
-            g_v3_trace[w][pair][slot] = v3_clock64();                                          \
+            g_v3_trace[w][pair][slot] = probe_clock64();                                          \
     } while (0)
 // OPT_WALK: CTA 0's items (the first 16), thread 128: SM clock at 0 the item's top (past the barrier
 // between items), 1 its Q landed, 2 its first S_A done, 3 consumer 0's loop exit, 4 its finish done.
@@ -582,7 +572,7 @@ __device__ __noinline__ void v3_box_poll(const uint64_t *full, int np)
 __device__ long long g_v3_wk[16][5];
 #define V3_WK(item, slot)                                                                        \
     do {                                                                                         \
-        if (WK && tid == 128 && blockIdx.x == 0 && (item) < 16) g_v3_wk[item][slot] = v3_clock64(); \
+        if (WK && tid == 128 && blockIdx.x == 0 && (item) < 16) g_v3_wk[item][slot] = probe_clock64(); \
     } while (0)
 #else
 #define V3_WK(item, slot) \

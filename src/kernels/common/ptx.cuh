@@ -16,6 +16,31 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p)
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// Timeline probes' clock reads (fmpair_trace, v3_trace). ptxas emits bar.sync as
+// BAR.SYNC.DEFER_BLOCKING, and a clock read (CS2R) right after it issues before the barrier
+// releases; a shared-memory load waits for it (scripts/probe/bar_exit.cu, forty-second session).
+// So these read the clock after a volatile load of the dynamic shared memory's first word, on
+// which the clock read depends: a mark after a barrier reads the release, not the arrival.
+__device__ __forceinline__ uint32_t probe_shared_touch()
+{
+    extern __shared__ char smem_raw[];
+    uint32_t d;
+    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(d) : "r"(smem_addr(smem_raw)) : "memory");
+    return d;
+}
+__device__ __forceinline__ uint32_t probe_clock32()
+{
+    uint32_t c;
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(c) : "r"(probe_shared_touch()));
+    return c;
+}
+__device__ __forceinline__ long long probe_clock64()
+{
+    long long c;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) : "r"(probe_shared_touch()));
+    return c;
+}
+
 // Four 8x8 b16 matrices; lane l supplies the row address of matrix l/8, row l%8.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t &r0, uint32_t &r1, uint32_t &r2, uint32_t &r3,
                                             const void *p)

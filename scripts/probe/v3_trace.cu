@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 
 template <long long OPT>
@@ -54,6 +55,8 @@ static ProbeFn probe_fn(long long opt)
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
     case 180405503: return probe_cta<180405503>;
     case 137636136159LL: return probe_cta<137636136159LL>;  // flash_mla_v61-v68's merge kernel (197182687 + OPT_L2_EVICT)
+    case 4535682647263LL: return probe_cta<4535682647263LL>;  // + OPT_EARLY_Q (flash_mla_v97's merge kernel)
+    case 13331775669471LL: return probe_cta<13331775669471LL>;  // + OPT_Q_MCAST (flash_mla_v98's merge kernel)
     case 4211967: return probe_cta<4211967>;
     case 4211935: return probe_cta<4211935>;
     case 717276415: return probe_cta<717276415>;
@@ -309,6 +312,60 @@ int main(int argc, char **argv)
             printf("loop exits (us from the first start), %d clusters of 2: |split 0 - split 1| mean %.2f, max %.2f; "
                    "latest exit %.2f, latest cluster mean %.2f (what balancing pages inside a cluster could reach)\n",
                    nc, dsum2 / nc, dmax2, late, late_bal);
+            // Is a late exit a late start or a slow walk? Each CTA's walk (start to loop exit).
+            std::vector<double> wl;
+            double late_start = 0, late_ex = 0;
+            for (int i = 0; i < n; ++i) {
+                const double s0 = (double)(ct[5 * (size_t)i + 1] - t0) * 1e-3, e = (double)(lx[i] - t0) * 1e-3;
+                wl.push_back(e - s0);
+                if (e > late_ex) late_ex = e, late_start = s0;
+            }
+            std::sort(wl.begin(), wl.end());
+            printf("walks (CTA start to loop exit, us): min %.2f, p10 %.2f, median %.2f, p90 %.2f, max %.2f; "
+                   "the latest exit's CTA started at %.2f\n",
+                   wl[0], wl[n / 10], wl[n / 2], wl[n * 9 / 10], wl[n - 1], late_start);
+            // Split each walk at consumer 0's first S (g_v3_fs): the start (loads' burst) and the
+            // steady pairs; their correlation with the exit says which one makes a CTA late.
+            std::vector<unsigned long long> fs((size_t)n);
+            cudaMemcpyFromSymbol(fs.data(), g_v3_fs, fs.size() * 8);
+            std::vector<double> f1, st1, ex1;
+            for (int i = 0; i < n; ++i) {
+                f1.push_back((double)(fs[i] - t0) * 1e-3);
+                ex1.push_back((double)(lx[i] - t0) * 1e-3);
+                st1.push_back(ex1.back() - f1.back());
+            }
+            auto corr = [&](const std::vector<double> &u, const std::vector<double> &v) {
+                double mu = 0, mv = 0, suv = 0, suu = 0, svv = 0;
+                for (int i = 0; i < n; ++i) mu += u[i] / n, mv += v[i] / n;
+                for (int i = 0; i < n; ++i)
+                    suv += (u[i] - mu) * (v[i] - mv), suu += (u[i] - mu) * (u[i] - mu), svv += (v[i] - mv) * (v[i] - mv);
+                return suu > 0 && svv > 0 ? suv / std::sqrt(suu * svv) : 0.0;
+            };
+            std::vector<double> fso = f1, sto = st1;
+            std::sort(fso.begin(), fso.end());
+            std::sort(sto.begin(), sto.end());
+            printf("first S done (us from the first start): min %.2f, median %.2f, max %.2f | first S to loop exit: min "
+                   "%.2f, median %.2f, max %.2f | corr(exit, first S) %.2f, corr(exit, first S to exit) %.2f\n",
+                   fso[0], fso[n / 2], fso[n - 1], sto[0], sto[n / 2], sto[n - 1], corr(ex1, f1), corr(ex1, st1));
+            double bx[2] = {0, 0};
+            for (int i = 0; i < n; ++i) bx[(i % (int)grid.x) & 1] += ex1[i] / (n / 2);
+            std::vector<int> ord((size_t)n);
+            for (int i = 0; i < n; ++i) ord[i] = i;
+            std::sort(ord.begin(), ord.end(), [&](int u, int v) { return ex1[u] > ex1[v]; });
+            printf("mean loop exit by row block x: %.2f (x even) %.2f (x odd); the 8 latest (x,y,z sm: first S, exit):",
+                   bx[0], bx[1]);
+            for (int k = 0; k < 8 && k < n; ++k) {
+                const int i = ord[k];
+                printf(" (%d,%d,%d sm%d: %.1f, %.1f)", i % (int)grid.x, (i / (int)grid.x) % (int)grid.y,
+                       i / (int)(grid.x * grid.y), (int)ct[5 * (size_t)i], f1[i], ex1[i]);
+            }
+            printf("\n");
+            if (getenv("MLA_PROBE_DUMP"))  // every CTA, for offline reading (forty-third session)
+                for (int i = 0; i < n; ++i)
+                    printf("cta %d %d %d sm %d start %.2f firstS %.2f exit %.2f end %.2f\n", i % (int)grid.x,
+                           (i / (int)grid.x) % (int)grid.y, i / (int)(grid.x * grid.y), (int)ct[5 * (size_t)i],
+                           (double)(ct[5 * (size_t)i + 1] - t0) * 1e-3, f1[i], ex1[i],
+                           (double)(ct[5 * (size_t)i + 2] - t0) * 1e-3);
         }
         if (wk || pdl) {  // where the last launch's CTAs ran: PDL places them as the previous launch frees SMs
             printf("CTA -> SM (last launch, CTAs 0-31):");

@@ -290,6 +290,16 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         FM_TF_SEGW(wg, seg);
         if (MODE != FM_STATIC && seg > 0) named_bar_sync(1, CONSUMERS);
         FM_TF(wg, seg - 1, 4);
+        // OPT_EARLY_Q (flash_mla_v98, the static grid): Q and the split's first block-table
+        // entries requested before the request's length arrives (seesaw_cta's note).
+        constexpr bool EQ = (OPT & OPT_EARLY_Q) && MODE == FM_STATIC;
+        EarlyPages eq;
+        if constexpr (EQ) {
+            if (tid == 0) {
+                load_q_tma<LOPT>(qmap, smem + OFF_Q, qbar, r, rbx * BM, a.h, l2pol);
+                eq = early_pages<PDLM_WAIT>(a, r, rbx * BM, (int)blockIdx.y, nsplits);
+            }
+        }
         LatentPolicy<DA, DB> pol(&a, r);
         long long slot = -1;
         TileOut tseg = to;
@@ -302,10 +312,11 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         if (tid == 0) {
             // Q even when there is no page: every thread waits for it, so that no TMA still
             // writes into this CTA's shared memory when it exits.
-            if (!qpre) load_q_tma<LOPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
+            if (!qpre && !EQ) load_q_tma<LOPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
             qpre = false;
-            if (np > 0) load_boxes<LOPT>(tmap, sKA, fullA, ld_global_s32(bt + kr.b0), 0x1ffu, l2pol);
-            if (np > 1) load_boxes<LOPT>(tmap, sKB, fullB, ld_global_s32(bt + kr.b0 + 1), 0x1ffu, l2pol);
+            const bool eq_hit = EQ && kr.b0 == eq.b0;
+            if (np > 0) load_boxes<LOPT>(tmap, sKA, fullA, eq_hit ? eq.p0 : ld_global_s32(bt + kr.b0), 0x1ffu, l2pol);
+            if (np > 1) load_boxes<LOPT>(tmap, sKB, fullB, eq_hit ? eq.p1 : ld_global_s32(bt + kr.b0 + 1), 0x1ffu, l2pol);
         }
         FM_TF(wg, seg - 1, 5);
         wait_par<OPT>(qbar, (uint32_t)(seg & 1));

@@ -138,7 +138,11 @@ enum : long long {
     OPT_L2_PLAIN1 = 549755813888LL,  // with OPT_L2_EVICT: no hint at all where a page feeds one row block (flash_mla_v62)
     // From the thirty-first session:
     OPT_MB_SLEEP = 1099511627776LL,  // mbarrier waits with a suspend-time hint (wait_par; flash_mla_v63)
-    OPT_FM_QPRE = 2199023255552LL    // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
+    OPT_FM_QPRE = 2199023255552LL,   // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
+    // From the forty-third session (the bit was OPT_FM_BPRE's until the thirty-second, see below):
+    OPT_EARLY_Q = 4398046511104LL,   // static grid: Q and the first block-table entries requested beside the length (flash_mla_v97)
+    // (the bit was OPT_FM_PBOX's until the thirty-second session, see below:)
+    OPT_Q_MCAST = 8796093022208LL    // with OPT_EARLY_Q and OPT_CMERGE: the split-merge cluster's Q shared by multicast (flash_mla_v98)
     // (140737488355328 was OPT_EXP_SPLIT's, own_exp's NOMAX bound tested on the exponents so that
     // the 32 MUFU.EX2 issue back to back (flash_mla_v76); 281474976710656 OPT_EXP_POLY8's and
     // 562949953421312 OPT_EXP_POLY16's, 8 or 16 of the 32 exponentials by a polynomial on the FMA
@@ -509,6 +513,13 @@ __device__ unsigned long long g_v3_lx[1 << 16];
     do {                                                                                               \
         if (threadIdx.x == 128 && v3_cta_id() < (1u << 16)) g_v3_lx[v3_cta_id()] = v3_gtime();          \
     } while (0)
+// Per CTA: globaltimer once consumer 0's first S is done (forty-third session): is a late loop
+// exit a late start (the first loads' burst) or a slow walk?
+__device__ unsigned long long g_v3_fs[1 << 16];
+#define V3_FS()                                                                                        \
+    do {                                                                                               \
+        if (threadIdx.x == 128 && v3_cta_id() < (1u << 16)) g_v3_fs[v3_cta_id()] = v3_gtime();          \
+    } while (0)
 #define V3_MK(k)                                                                                \
     do {                                                                                        \
         if (tid == 128 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0) g_v3_mark[k] = probe_clock64(); \
@@ -593,6 +604,9 @@ __device__ long long g_v3_wk[16][5];
 #define V3_LX() \
     do {        \
     } while (0)
+#define V3_FS() \
+    do {        \
+    } while (0)
 #endif
 
 // The Q tile of row block m0 of request r by TMA: nine 64-dim boxes of the 4-D tensor map
@@ -627,6 +641,16 @@ __device__ __forceinline__ void tma_load_4d_hint(uint32_t dst, const CUtensorMap
         "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
         " [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
         "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "l"(pol)
+        : "memory");
+}
+
+__device__ __forceinline__ void tma_load_4d_mcast_hint(uint32_t dst, const CUtensorMap *map, int c0, int c1, int c2,
+                                                       int c3, uint32_t bar, uint16_t mask, uint64_t pol)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint"
+        " [%0], [%1, {%2, %3, %4, %5}], [%6], %7, %8;" ::"r"(dst),
+        "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(mask), "l"(pol)
         : "memory");
 }
 
@@ -676,6 +700,25 @@ __device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, ui
     } else {
         q_boxes_plain(qmap, sQ, qbar, r, m0, h);
     }
+}
+
+// OPT_Q_MCAST (flash_mla_v98): the Q tile of a split-merge cluster of two (both CTAs read the same
+// row block) by multicast, rank q issuing boxes q, q + 2, ... into both CTAs. Each CTA expects the
+// whole tile on its own barrier (its peer's half may land before the expectation: the transaction
+// count may run negative, PTX ISA, mbarrier). Why: at b=32,s=1 the CTAs whose first S came last
+// sit in the same groups of SMs run after run (probe, H100, forty-third session), as if the first
+// loads of 221 KB a CTA queued per group of SMs; this takes 37 KB a CTA off them.
+__device__ __forceinline__ void load_q_tma_mcast(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0,
+                                                 int h, uint64_t pol)
+{
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, qbar,
+                                   (uint32_t)TILE_BYTES);
+    const int q = (int)cluster_ctarank();
+#pragma unroll
+    for (int c = 0; c < NBOX; ++c)
+        if ((c & 1) == q)
+            tma_load_4d_mcast_hint(smem_addr(sQ + c * BOX_BYTES), qmap, c * 64, m0 % h, m0 / h, r, smem_addr(qbar),
+                                   (uint16_t)0x3, pol);
 }
 
 // S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
@@ -1731,6 +1774,31 @@ __device__ __forceinline__ int bt_at(const int *p)
 // cycles). Code: docs/bench/h200-2026-12-01-s20/fm_order_v34.patch.
 enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
+// OPT_EARLY_Q (flash_mla_v97, v98): the first two block-table entries of split `split` of the row
+// block at m0 of request r, as kv_range would place the split if the request had a.t tokens, read
+// without waiting for its length. Every length is at most a.t and max_pages >= ceil(t / page) is
+// checked by the API, so the entries are in the table. Where the real range starts at the same
+// page (b0), its first two entries are these (np <= n then: a shorter request only cuts pages
+// off the end, and its per-split share is no larger), and the caller uses them; elsewhere it reads
+// its own.
+struct EarlyPages {
+    int b0 = -1, p0 = 0, p1 = 0;
+};
+template <int PDLM>
+__device__ __forceinline__ EarlyPages early_pages(const LatentArgs &a, int r, int m0, int split, int nsplits)
+{
+    EarlyPages e;
+    const int m_last = min(m0 + BM, a.s * a.h) - 1;
+    const int nblk = (min(visible_count(a.t, a.s, m_last / a.h, a.causal), max(a.t - a.n_new, 0)) + BN - 1) / BN;
+    const int per = (nblk + nsplits - 1) / nsplits;
+    e.b0 = min(split * per, nblk);
+    const int n = min(e.b0 + per, nblk) - e.b0;
+    const int *bt0 = a.block_table + (long long)r * a.bt_stride + e.b0;
+    if (n > 0) e.p0 = bt_at<PDLM>(bt0);
+    if (n > 1) e.p1 = bt_at<PDLM>(bt0 + 1);
+    return e;
+}
+
 template <bool SCHED, long long OPT = 0, int NT = NTHREADS, int PDLM = PDLM_OFF>
 __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const LatentArgs &a, int nsplits, float sl2,
                                            const TileOut &to, const Plan &plan, const CUtensorMap *qmap = nullptr,
@@ -1778,7 +1846,10 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
-    if (MC) cluster_sync_relaxed();  // both CTAs' barriers exist before any multicast or remote arrive
+    // (OPT_Q_MCAST in another kernel of the set: ignored, so that a version's one mask serves all)
+    constexpr bool QM = (OPT & OPT_Q_MCAST) != 0 && CM;
+    static_assert(!QM || ((OPT & OPT_EARLY_Q) && (OPT & OPT_L2_EVICT) && !MC), "OPT_Q_MCAST extends OPT_EARLY_Q's hinted Q load");
+    if (MC || QM) cluster_sync_relaxed();  // both CTAs' barriers exist before any multicast or remote arrive
 
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
     static_assert(!NOPROD || !MC, "OPT_MCAST's producer thread is in the producer warpgroup");
@@ -1842,6 +1913,24 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             if (seg > 0) named_bar_sync(1, CONSUMERS);  // the last item's readers of Q and the stages are done
         }
         V3_WK(seg, 0);
+        // OPT_EARLY_Q (static split grid): thread 128 requests the Q tile and reads the split's
+        // first two block-table entries before the request's length arrives. Without it the
+        // start is three dependent global round trips (the length, then Q and the first entry,
+        // then page A: SASS of v68's merge kernel), each from DRAM in a graph of rotating inputs.
+        // The entries are those of the split's pages if the request had a.t tokens (seqlens <= t,
+        // and max_pages >= ceil(t / page) is checked by the API, so they are in the table); they
+        // are used only where the real range starts at the same page.
+        constexpr bool EQ = (OPT & OPT_EARLY_Q) && QT && !SCHED && !WK && !MC;
+        EarlyPages eq;
+        if constexpr (EQ) {
+            if (tid == 128) {
+                if (QM && nsplits == 2)
+                    load_q_tma_mcast(qmap, smem + OFF_Q, qbar, r, rbx * BM, a.h, l2pol);
+                else
+                    load_q_tma<OPT>(qmap, smem + OFF_Q, qbar, r, rbx * BM, a.h, l2pol);
+                eq = early_pages<PDLM>(a, r, rbx * BM, (int)blockIdx.y, nsplits);
+            }
+        }
         LatentPolicy<DA, DB> pol(&a, r);
         KvRange kr;
         long long slot = -1;
@@ -1872,9 +1961,11 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         if (!MC && tid == 128) {  // (OPT_MCAST: the producer's)
             // Q even when there is no page: every consumer waits for it, so that no TMA is
             // still writing into this CTA's shared memory when it exits.
-            if (QT) load_q_tma<OPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
-            if (np > 0) load_boxes<OPT>(tmap, sKA, fullA, bt_at<PDLM>(bt + kr.b0), 0x1ffu, l2pol);
-            if (np > 1 && !(OPT & OPT_LATE_B)) load_boxes<OPT>(tmap, sKB, fullB, bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu, l2pol);
+            if (QT && !EQ) load_q_tma<OPT>(qmap, smem + OFF_Q, qbar, r, kr.m0, a.h, l2pol);
+            const bool eq_hit = EQ && kr.b0 == eq.b0;
+            if (np > 0) load_boxes<OPT>(tmap, sKA, fullA, eq_hit ? eq.p0 : bt_at<PDLM>(bt + kr.b0), 0x1ffu, l2pol);
+            if (np > 1 && !(OPT & OPT_LATE_B))
+                load_boxes<OPT>(tmap, sKB, fullB, eq_hit ? eq.p1 : bt_at<PDLM>(bt + kr.b0 + 1), 0x1ffu, l2pol);
         }
         if (QT) {
             wait_par<OPT>(qbar, WK ? (uint32_t)(seg & 1) : 0u);  // one phase a segment (OPT_WALK: an item)
@@ -1905,6 +1996,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
             if (np > 0) issue_qk<0, NBOX, OPT>(s, q_base, ka, fullA, pA0);
             wgmma_wait<0>();
             reg_fence(s);
+            V3_FS();
             V3_WK(seg, 2);
             for (int i = 0; i < np; i += 2) {
                 const uint32_t parA = pA0 ^ ((i >> 1) & 1), parB = pB0 ^ ((i >> 1) & 1);

@@ -290,7 +290,7 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
         FM_TF_SEGW(wg, seg);
         if (MODE != FM_STATIC && seg > 0) named_bar_sync(1, CONSUMERS);
         FM_TF(wg, seg - 1, 4);
-        // OPT_EARLY_Q (flash_mla_v98, the static grid): Q and the split's first block-table
+        // OPT_EARLY_Q (flash_mla_v97, the static grid): Q and the split's first block-table
         // entries requested before the request's length arrives (seesaw_cta's note).
         constexpr bool EQ = (OPT & OPT_EARLY_Q) && MODE == FM_STATIC;
         EarlyPages eq;
@@ -544,24 +544,28 @@ __device__ __forceinline__ void fmpair_cta(const CUtensorMap *tmap, const Latent
 // kernel (PDL), v44's walk (no griddepcontrol.wait, never launched with PDL), v41's merge kernel,
 // and the FlashMLA-schedule pair's static grid and walk (both PDL). OPT: v41's one-split options;
 // PAIR_OPT: options of the pair kernels alone (OPT_L2_EVICT).
-#define MLA_FMPAIR_KERNELS(name, OPT, PAIR_OPT)                                                                           \
+#define MLA_FMPAIR_KERNELS(name, OPT, PAIR_OPT)                                                                 \
     MLA_FMPAIR_SEESAW_KERNELS(name, OPT)                                                                           \
+    MLA_FMPAIR_PAIR_KERNELS(name, (OPT) | (PAIR_OPT))
+
+// The pair's two kernels alone (static grid, walk) with the options OPT (flash_mla_v99: the seesaw
+// kernels of a version built with options the pair does not take).
+#define MLA_FMPAIR_PAIR_KERNELS(name, OPT)                                                                         \
     __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
     name##_pair(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,                \
                 const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int nsplits,       \
                 float sl2, TileOut to)                                                                             \
     {                                                                                                              \
-        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM | (PAIR_OPT), fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits,    \
-                                                                                             sl2, to, &qmap,     \
-                                                                                             &omap);             \
+        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM, fmpair::FM_STATIC, NTHREADS>(&tmap, a, nsplits, sl2, \
+                                                                                         to, &qmap, &omap);     \
     }                                                                                                              \
     __global__ void __launch_bounds__(NTHREADS, 1)                                                                 \
     name##_pair_walk(const __grid_constant__ CUtensorMap tmap, const __grid_constant__ CUtensorMap qmap,           \
                      const __grid_constant__ CUtensorMap omap, const __grid_constant__ LatentArgs a, int b,        \
                      float sl2, TileOut to)                                                                        \
     {                                                                                                              \
-        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM | (PAIR_OPT), fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to,   \
-                                                                                           &qmap, &omap);        \
+        fmpair::fmpair_cta<(OPT) | OPT_TMA_STORE | OPT_P_STSM, fmpair::FM_WALK, NTHREADS>(&tmap, a, b, sl2, to,   \
+                                                                                        &qmap, &omap);          \
     }
 
 // flash_mla_v56's set (v56, v57); v58 adds a pair-only option (PAIR_OPT).

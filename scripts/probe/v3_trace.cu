@@ -55,8 +55,8 @@ static ProbeFn probe_fn(long long opt)
 #ifdef V3_PROBE_CMERGE_ONLY  // the split merge's kernels only, quick to build
     case 180405503: return probe_cta<180405503>;
     case 137636136159LL: return probe_cta<137636136159LL>;  // flash_mla_v61-v68's merge kernel (197182687 + OPT_L2_EVICT)
-    case 4535682647263LL: return probe_cta<4535682647263LL>;  // + OPT_EARLY_Q (flash_mla_v97's merge kernel)
-    case 13331775669471LL: return probe_cta<13331775669471LL>;  // + OPT_Q_MCAST (flash_mla_v98's merge kernel)
+    case 4535682647263LL: return probe_cta<4535682647263LL>;  // + OPT_EARLY_Q (flash_mla_v97's and v99's merge kernel)
+    // (13331775669471, + OPT_Q_MCAST, was flash_mla_v98's merge kernel: removed in the forty-third session)
     case 4211967: return probe_cta<4211967>;
     case 4211935: return probe_cta<4211935>;
     case 717276415: return probe_cta<717276415>;

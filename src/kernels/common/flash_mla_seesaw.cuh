@@ -140,9 +140,13 @@ enum : long long {
     OPT_MB_SLEEP = 1099511627776LL,  // mbarrier waits with a suspend-time hint (wait_par; flash_mla_v63)
     OPT_FM_QPRE = 2199023255552LL,   // fmpair_cta's walk / parts: the next item's Q requested before the finish (v64)
     // From the forty-third session (the bit was OPT_FM_BPRE's until the thirty-second, see below):
-    OPT_EARLY_Q = 4398046511104LL,   // static grid: Q and the first block-table entries requested beside the length (flash_mla_v97)
-    // (the bit was OPT_FM_PBOX's until the thirty-second session, see below:)
-    OPT_Q_MCAST = 8796093022208LL    // with OPT_EARLY_Q and OPT_CMERGE: the split-merge cluster's Q shared by multicast (flash_mla_v98)
+    OPT_EARLY_Q = 4398046511104LL    // static grid: Q and the first block-table entries requested beside the length (flash_mla_v97, v99)
+    // (8796093022208, OPT_FM_PBOX's until the thirty-second session (below), was OPT_Q_MCAST's in the
+    // forty-third: flash_mla_v98, v97 whose split-merge cluster shared its Q tile by TMA multicast,
+    // each CTA issuing half the boxes into both after a cluster barrier at the start. At b=32,s=1 on
+    // an H100 the latest first S came no sooner than v97's (6.56-6.69 against 6.69-6.78 us after the
+    // start) and the call was 0.4-0.6 us slower by graph replays, level by flush. Measured and
+    // removed; code in docs/bench/h100-2026-12-06-s43/v98_q_mcast.patch.)
     // (140737488355328 was OPT_EXP_SPLIT's, own_exp's NOMAX bound tested on the exponents so that
     // the 32 MUFU.EX2 issue back to back (flash_mla_v76); 281474976710656 OPT_EXP_POLY8's and
     // 562949953421312 OPT_EXP_POLY16's, 8 or 16 of the 32 exponentials by a polynomial on the FMA
@@ -644,16 +648,6 @@ __device__ __forceinline__ void tma_load_4d_hint(uint32_t dst, const CUtensorMap
         : "memory");
 }
 
-__device__ __forceinline__ void tma_load_4d_mcast_hint(uint32_t dst, const CUtensorMap *map, int c0, int c1, int c2,
-                                                       int c3, uint32_t bar, uint16_t mask, uint64_t pol)
-{
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint"
-        " [%0], [%1, {%2, %3, %4, %5}], [%6], %7, %8;" ::"r"(dst),
-        "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(mask), "l"(pol)
-        : "memory");
-}
-
 // The policy of a seesaw kernel's loads under OPT_L2_EVICT (flash_mla_v61): evict-first where a
 // page feeds two or more row blocks of its request (s * h > 64), the default (evict-normal)
 // where it feeds one (h = 16 at s <= 4). Measured (thirtieth session, flash_mla_v60, evict-first
@@ -700,25 +694,6 @@ __device__ __forceinline__ void load_q_tma(const CUtensorMap *qmap, char *sQ, ui
     } else {
         q_boxes_plain(qmap, sQ, qbar, r, m0, h);
     }
-}
-
-// OPT_Q_MCAST (flash_mla_v98): the Q tile of a split-merge cluster of two (both CTAs read the same
-// row block) by multicast, rank q issuing boxes q, q + 2, ... into both CTAs. Each CTA expects the
-// whole tile on its own barrier (its peer's half may land before the expectation: the transaction
-// count may run negative, PTX ISA, mbarrier). Why: at b=32,s=1 the CTAs whose first S came last
-// sit in the same groups of SMs run after run (probe, H100, forty-third session), as if the first
-// loads of 221 KB a CTA queued per group of SMs; this takes 37 KB a CTA off them.
-__device__ __forceinline__ void load_q_tma_mcast(const CUtensorMap *qmap, char *sQ, uint64_t *qbar, int r, int m0,
-                                                 int h, uint64_t pol)
-{
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, qbar,
-                                   (uint32_t)TILE_BYTES);
-    const int q = (int)cluster_ctarank();
-#pragma unroll
-    for (int c = 0; c < NBOX; ++c)
-        if ((c & 1) == q)
-            tma_load_4d_mcast_hint(smem_addr(sQ + c * BOX_BYTES), qmap, c * 64, m0 % h, m0 / h, r, smem_addr(qbar),
-                                   (uint16_t)0x3, pol);
 }
 
 // S(64 x 64) (+)= Q . K^T over boxes [C0, C1) of one page, each issued as soon as its box has
@@ -1774,7 +1749,7 @@ __device__ __forceinline__ int bt_at(const int *p)
 // cycles). Code: docs/bench/h200-2026-12-01-s20/fm_order_v34.patch.
 enum : int { PDLM_OFF = 0, PDLM_WAIT = 1 };
 
-// OPT_EARLY_Q (flash_mla_v97, v98): the first two block-table entries of split `split` of the row
+// OPT_EARLY_Q (flash_mla_v97, v99): the first two block-table entries of split `split` of the row
 // block at m0 of request r, as kv_range would place the split if the request had a.t tokens, read
 // without waiting for its length. Every length is at most a.t and max_pages >= ceil(t / page) is
 // checked by the API, so the entries are in the table. Where the real range starts at the same
@@ -1846,10 +1821,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
-    // (OPT_Q_MCAST in another kernel of the set: ignored, so that a version's one mask serves all)
-    constexpr bool QM = (OPT & OPT_Q_MCAST) != 0 && CM;
-    static_assert(!QM || ((OPT & OPT_EARLY_Q) && (OPT & OPT_L2_EVICT) && !MC), "OPT_Q_MCAST extends OPT_EARLY_Q's hinted Q load");
-    if (MC || QM) cluster_sync_relaxed();  // both CTAs' barriers exist before any multicast or remote arrive
+    if (MC) cluster_sync_relaxed();  // both CTAs' barriers exist before any multicast or remote arrive
 
     static_assert(!(SCHED && (OPT & OPT_STAGED_STORE)), "OPT_STAGED_STORE is for one segment per CTA");
     static_assert(!NOPROD || !MC, "OPT_MCAST's producer thread is in the producer warpgroup");
@@ -1924,10 +1896,7 @@ __device__ __forceinline__ void seesaw_cta(const CUtensorMap *tmap, const Latent
         EarlyPages eq;
         if constexpr (EQ) {
             if (tid == 128) {
-                if (QM && nsplits == 2)
-                    load_q_tma_mcast(qmap, smem + OFF_Q, qbar, r, rbx * BM, a.h, l2pol);
-                else
-                    load_q_tma<OPT>(qmap, smem + OFF_Q, qbar, r, rbx * BM, a.h, l2pol);
+                load_q_tma<OPT>(qmap, smem + OFF_Q, qbar, r, rbx * BM, a.h, l2pol);
                 eq = early_pages<PDLM>(a, r, rbx * BM, (int)blockIdx.y, nsplits);
             }
         }

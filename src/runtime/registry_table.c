@@ -47,6 +47,7 @@ extern const mla_kernel_version mla_kv_flash_mla_v65;
 extern const mla_kernel_version mla_kv_flash_mla_v66;
 extern const mla_kernel_version mla_kv_flash_mla_v68;
 extern const mla_kernel_version mla_kv_flash_mla_v97;
+extern const mla_kernel_version mla_kv_flash_mla_v99;
 extern const mla_kernel_version mla_kv_mla_var6_plus_v0;
 
 const mla_kernel_version *const mla_registry_table[] = {
@@ -93,6 +94,7 @@ const mla_kernel_version *const mla_registry_table[] = {
     &mla_kv_flash_mla_v66,
     &mla_kv_flash_mla_v68,
     &mla_kv_flash_mla_v97,
+    &mla_kv_flash_mla_v99,
     &mla_kv_mla_var6_plus_v0,
 };
 const int mla_registry_table_size = (int)(sizeof mla_registry_table / sizeof mla_registry_table[0]);

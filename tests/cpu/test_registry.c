@@ -436,16 +436,18 @@ static void test_pair_rule(void)
           "v56: the pair's shared memory %zu, v47's kernels' %zu", c[1].smem_dynamic, c[0].smem_dynamic);
 }
 
-/* flash_mla_v61-v66 and v68 change only how v56's kernels load (an L2 policy hint; v64-v66, v68: the
- * walk's next Q earlier; v68: no hint where a page feeds one row block) and wait (v63, v65, v66, v68:
- * mbarrier waits with a suspend-time hint): the same plans, grids and shared memory as v56 on every
- * plan kind, kernels of their own (no two of the eight versions share a kernel), and v68 (the
- * default from the thirty-second session) is the version the registry picks for sm_90. */
+/* flash_mla_v61-v66, v68, v97 and v99 change only how v56's kernels load (an L2 policy hint; v64-v66,
+ * v68: the walk's next Q earlier; v68: no hint where a page feeds one row block; v97, v99: the static
+ * grid's Q and first block-table entries beside the request's length) and wait (v63, v65, v66, v68: mbarrier waits with a suspend-time hint): the same plans,
+ * grids and shared memory as v56 on every plan kind, kernels of their own (no two of the versions
+ * share a kernel), and v99 (the default from the forty-third session) is the version the registry
+ * picks for sm_90. */
 static void test_evict_rule(void)
 {
     const char *names[] = {"flash_mla_v61", "flash_mla_v62", "flash_mla_v63", "flash_mla_v64",
-                           "flash_mla_v65", "flash_mla_v66", "flash_mla_v68"};
-    const char *default_name = "flash_mla_v68";
+                           "flash_mla_v65", "flash_mla_v66", "flash_mla_v68", "flash_mla_v97",
+                           "flash_mla_v99"};
+    const char *default_name = "flash_mla_v99";
     enum { NV = sizeof names / sizeof names[0] };
     const mla_kernel_version *v56 = mla_registry_find("flash_mla_v56"), *vs[NV];
     for (int k = 0; k < NV; k++) {

@@ -51,7 +51,7 @@ for d in flash_mla flash_attention mla_var6_plus; do
     check_bad $d "--scale=-1" --scale=-1
     check_bad $d "--prof_type=bogus" --prof_type=bogus
     check_bad $d "--tiling=nokey=1" --tiling=nokey=1
-    check_bad $d "v99" v99
+    check_bad $d "v9999" v9999  # (a version no design registers; v99 was one until flash_mla_v99)
     check_bad $d "vx" vx
     check_bad $d "--json=1" --json=1
 done

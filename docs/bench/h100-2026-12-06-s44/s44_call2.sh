@@ -10,6 +10,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/mla_out}; mkdir -p "$OUT"
 S=$OUT/s44c2.txt
 T0=$(date +%s)
+DL=${MLA_S44_DEADLINE:-585}  # seconds this script may use in all (the device time left may be less)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu --format=csv 2>&1 | tee "$S"
 [ -x build/mla_var3 ] || { MLA_DEVICE_BUDGET=120 bash scripts/device_run.sh build >/dev/null 2>&1; grep -E "^build" "$OUT/summary.txt" | tee -a "$S"; }
 export LD_LIBRARY_PATH=$(ls -d /tmp/deps/usr/lib/*/ | tr '\n' ':')
@@ -28,13 +29,13 @@ if ! grep -q H200 "$S"; then
 else
   # first b=32,s=1 alone, v99 against v68 alternated (graph v99, v68, v68, v99; flush v68, v99), 2 passes each
   for vm in "99 graph" "68 graph" "68 graph" "99 graph" "68 flush" "99 flush"; do
-    set -- $vm; (( $(date +%s) - T0 > 300 )) && break
+    set -- $vm; (( $(date +%s) - T0 > DL / 2 )) && break
     PYTHONPATH=/tmp/site timeout 40 python3 scripts/flashmla_same_call.py --version flash_mla_v$1 --modes $2 \
       --passes 2 --cool-ms 500 --only "32,128,4096,1" >>"$OUT/ab_b32s1_$2_v$1.txt" 2>&1
     echo "== b32s1 v$1 $2: $(grep -E "^\| [0-9]" "$OUT/ab_b32s1_$2_v$1.txt" | tail -n 1 | cut -d'|' -f2-11)" | tee -a "$S"
   done
   for m in flush graph; do
-    left=$(( 585 - ($(date +%s) - T0) )); lim=$(( left < 280 ? left : 280 ))
+    left=$(( DL - ($(date +%s) - T0) )); lim=$(( left < 280 ? left : 280 ))
     PYTHONPATH=/tmp/site timeout $lim python3 scripts/flashmla_same_call.py --version flash_mla_v99 --modes $m \
       --passes 2 --cool-ms 500 2>&1 | tee "$OUT/ab_${m}_v99.txt" | grep -E "^row|^  pass" | cut -c1-120
     echo "== $m method, v99 (rc=$?, $(( $(date +%s) - T0 )) s in): b h t s | ours median first10 last10 | FlashMLA median first10 last10" | tee -a "$S"
